@@ -1,0 +1,1 @@
+"""Decompositions: split a problem, solve the parts with any method, combine."""

@@ -1,0 +1,1 @@
+"""Heuristic methods: list schedulers, search, partitioners x per-device schedulers."""

@@ -1,0 +1,27 @@
+"""schedkit: map and schedule task graphs on heterogeneous devices as mixed-integer programs.
+
+Examples
+--------
+>>> import schedkit
+>>> problem = schedkit.Problem.load("examples/tiny.yaml")
+>>> schedule = schedkit.solve(problem)        # the latency MILP on HiGHS
+>>> schedule.status, round(schedule.makespan, 3)
+('optimal', 3.3)
+"""
+
+from .errors import (FormulationError, InvalidScheduleError, ProblemError, ScheduleError,
+                     SchedkitError, SolverError)
+from .spec import ProblemSpec, load_spec
+from .problem import Problem
+from .schedule import Schedule, TaskRun, Transfer
+from .blocks import Block, register_block
+from .formulation import Formulation, get_formulation
+from .methods import Method, MethodOptions, list_methods, register_method, solve
+from . import milp as _milp  # registers the 'milp' method
+
+__version__ = "0.1.0"
+
+__all__ = ["Problem", "ProblemSpec", "load_spec", "Schedule", "TaskRun", "Transfer", "Block",
+           "register_block", "Formulation", "get_formulation", "Method", "MethodOptions",
+           "register_method", "solve", "list_methods", "SchedkitError", "ProblemError",
+           "FormulationError", "SolverError", "ScheduleError", "InvalidScheduleError"]

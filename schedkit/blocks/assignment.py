@@ -1,0 +1,44 @@
+"""``assignment``: every task runs on exactly one of its allowed devices."""
+
+from __future__ import annotations
+
+import pyomo.environ as pyo
+
+from ..validate import tolerance
+from .base import Block, register_block
+
+
+@register_block("assignment")
+class Assignment(Block):
+    """Each task runs on exactly one of its allowed devices, for its duration there."""
+
+    provides = frozenset({"x"})
+    requires = frozenset({"x"})
+    template = r"""
+$D_i$ is the set of devices task $i$ may run on (its durations, restricted by its pins).
+$x_{i,d} \in \{0,1\}$ exists for tasks with more than one allowed device; otherwise the task is fixed.
+
+$$\sum_{d \in D_i} x_{i,d} = 1 \qquad \forall i \in T,\ |D_i| > 1$$
+
+$$\mathit{end}_i = \mathit{start}_i + \sum_{d \in D_i} p_{i,d}\, x_{i,d}$$
+"""
+
+    def build(self, ctx, blk):
+        p = ctx.problem
+        flexible = [i for i in range(len(p.tasks)) if len(p.allowed[i]) > 1]
+        blk.one_device = pyo.Constraint(
+            [p.tasks[i] for i in flexible],
+            rule=lambda b, t: sum(ctx.x(p.task_index[t], d) for d in p.allowed[p.task_index[t]]) == 1)
+
+    def violations(self, problem, schedule):
+        out = []
+        tol = tolerance(schedule)
+        for row in schedule.tasks:
+            i, d = problem.task_index[row.task], problem.device_index[row.device]
+            if d not in problem.durations[i]:
+                out.append(f"task '{row.task}' may not run on {row.device}")
+                continue
+            need = problem.durations[i][d]
+            if row.inputs is None and abs((row.end - row.start) - need) > tol:
+                out.append(f"task '{row.task}' lasts {row.end - row.start:g} on {row.device}, needs {need:g}")
+        return out

@@ -1,0 +1,46 @@
+"""``memory``: the static memory of the tasks on a device fits its capacity."""
+
+from __future__ import annotations
+
+import math
+
+import pyomo.environ as pyo
+
+from ..build import linear
+from .base import Block, register_block
+
+
+@register_block("memory")
+class Memory(Block):
+    """The tasks placed on a device fit in its memory (static capacity)."""
+
+    requires = frozenset({"x"})
+    template = r"""
+With $m_i$ the memory of task $i$ and $M_d$ the capacity of device $d$:
+
+$$\sum_{i:\, d \in D_i} m_i\, x_{i,d} \le M_d \qquad \forall d \text{ with finite } M_d$$
+
+Devices whose capacity holds every task that may run there get no row.
+"""
+
+    def build(self, ctx, blk):
+        p = ctx.problem
+        rows = {}
+        for d, cap in enumerate(p.device_memory):
+            users = [i for i in range(len(p.tasks)) if d in p.allowed[i] and p.task_memory[i] > 0]
+            if math.isinf(cap) or sum(p.task_memory[i] for i in users) <= cap:
+                continue
+            # Tasks that can only run here use fixed memory (Problem checked that it fits).
+            fixed = sum(p.task_memory[i] for i in users if len(p.allowed[i]) == 1)
+            flexible = [i for i in users if len(p.allowed[i]) > 1]
+            rows[p.devices[d]] = (linear(0.0, [p.task_memory[i] for i in flexible],
+                                         [ctx.x(i, d) for i in flexible]), cap - fixed)
+        blk.capacity = pyo.Constraint(list(rows), rule=lambda b, name: rows[name][0] <= rows[name][1])
+
+    def violations(self, problem, schedule):
+        used = [0.0] * len(problem.devices)
+        for row in schedule.tasks:
+            used[problem.device_index[row.device]] += problem.task_memory[problem.task_index[row.task]]
+        return [f"device {problem.devices[d]} holds {used[d]:g} of memory, capacity {cap:g}"
+                for d, cap in enumerate(problem.device_memory)
+                if used[d] > cap * (1 + 1e-9) + 1e-9]

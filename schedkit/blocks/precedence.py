@@ -1,0 +1,113 @@
+"""``precedence``: a task starts after its predecessors end and their data arrived."""
+
+from __future__ import annotations
+
+import pyomo.environ as pyo
+
+from ..build import linear
+from ..validate import tolerance
+from .base import Block, register_block
+
+
+@register_block("precedence")
+class Precedence(Block):
+    """A task starts once each predecessor has ended and, across devices, its data arrived."""
+
+    requires = frozenset({"x", "timing"})
+    communication: bool = True
+    """Add the transfer time ``size / bandwidth + latency`` when the two ends sit on different devices."""
+    template = r"""
+For every edge $(i,j)$: $\mathit{start}_j \ge \mathit{end}_i$.
+{% if communication %}
+Where the two ends may sit on different devices and data moves, with $c_{uv}$ the transfer
+time of the edge from $u$ to $v$ ($c_{uu} = 0$):
+
+$$\mathit{start}_j \ge \mathit{end}_i + \sum_{v \in D_j \setminus\{u\}} c_{uv}\, x_{j,v}
+  - \Big(1 - x_{i,u}\Big) \sum_{v \in D_j \setminus\{u\}} c_{uv} \qquad \forall u \in D_i$$
+
+$$\mathit{start}_j \ge \mathit{end}_i + \sum_{u \in D_i \setminus\{v\}} c_{uv}\, x_{i,u}
+  - \Big(1 - x_{j,v}\Big) \sum_{u \in D_i \setminus\{v\}} c_{uv} \qquad \forall v \in D_j$$
+
+Both are exact when $x_{i,u} = x_{j,v} = 1$ and relax to $\mathit{start}_j \ge \mathit{end}_i - \ldots$
+otherwise; they need no product variables. Device pairs with no link path get
+$x_{i,u} + x_{j,v} \le 1$.
+{% endif %}
+"""
+
+    def build(self, ctx, blk):
+        p = ctx.problem
+        rows = {}
+        forbid = {}
+        for i, j, size in p.edges:
+            ti, tj = p.tasks[i], p.tasks[j]
+            c0, ci, vi = ctx.end_terms(i)
+            sj = ctx.start(j)
+            # start_j - end_i >= 0
+            base_coefs = [1.0] + [-c for c in ci]
+            base_vars = [sj] + list(vi)
+            rows[ti, tj, "data"] = (base_coefs, base_vars, -c0, 0.0)
+            if not self.communication or size == 0:
+                continue
+            Ai, Aj = p.allowed[i], p.allowed[j]
+            for u in Ai:
+                for v in Aj:
+                    if u != v and not p.linked[u][v]:
+                        forbid[ti, tj, p.devices[u], p.devices[v]] = (ctx.x(i, u), ctx.x(j, v))
+            for side, mine, other in (("from", Ai, Aj), ("to", Aj, Ai)):
+                for a in mine:
+                    cost = {}
+                    for b in other:
+                        if a == b:
+                            continue
+                        u, v = (a, b) if side == "from" else (b, a)
+                        if p.linked[u][v]:
+                            cost[b] = p.comm_time(size, u, v)
+                    if not any(cost.values()):
+                        continue
+                    # start_j - end_i - sum_b c x_b - K x_a >= -K   (K = sum of c)
+                    k = sum(cost.values())
+                    coefs, vars_, rhs = list(base_coefs), list(base_vars), c0 - k
+                    xa = ctx.x(i if side == "from" else j, a)
+                    if isinstance(xa, int):
+                        rhs += k * xa
+                    else:
+                        coefs.append(-k)
+                        vars_.append(xa)
+                    for b, c in cost.items():
+                        xb = ctx.x(j if side == "from" else i, b)
+                        if isinstance(xb, int):
+                            rhs += c * xb
+                        else:
+                            coefs.append(-c)
+                            vars_.append(xb)
+                    rows[ti, tj, f"{side}_{p.devices[a]}"] = (coefs, vars_, 0.0, rhs)
+        blk.delay = pyo.Constraint(list(rows), rule=lambda b, ti, tj, tag: _row(rows[ti, tj, tag]))
+        blk.no_link = pyo.Constraint(list(forbid), rule=lambda b, *key: _at_most_one(forbid[key]))
+
+    def violations(self, problem, schedule):
+        out = []
+        tol = tolerance(schedule)
+        rows = {r.task: r for r in schedule.tasks}
+        for i, j, size in problem.edges:
+            a, b = rows[problem.tasks[i]], rows[problem.tasks[j]]
+            u, v = problem.device_index[a.device], problem.device_index[b.device]
+            if not problem.pair_allowed(size, u, v):
+                out.append(f"edge {a.task}->{b.task}: no link path from {a.device} to {b.device}")
+                continue
+            delay = problem.comm_time(size, u, v) if self.communication else 0.0
+            if b.start < a.end + delay - tol:
+                out.append(f"edge {a.task}->{b.task}: '{b.task}' starts at {b.start:g}, "
+                           f"before {a.end + delay:g} (end {a.end:g} + transfer {delay:g})")
+        return out
+
+
+def _row(spec):
+    coefs, vars_, constant, rhs = spec
+    return (rhs, linear(constant, coefs, vars_), None)
+
+
+def _at_most_one(pair):
+    a, b = pair
+    if isinstance(a, int) and isinstance(b, int):
+        return pyo.Constraint.Skip if a + b <= 1 else pyo.Constraint.Infeasible
+    return a + b <= 1

@@ -1,0 +1,41 @@
+"""Exceptions schedkit raises for bad input and failed solves.
+
+Every error a user can trigger is a :class:`SchedkitError`; the CLI prints its
+one-line message and exits with a non-zero code, without a traceback.
+"""
+
+
+class SchedkitError(Exception):
+    """Base class of every error schedkit reports to a user."""
+
+
+class ProblemError(SchedkitError, ValueError):
+    """A problem file or problem object is malformed or inconsistent."""
+
+
+class FormulationError(SchedkitError, ValueError):
+    """A formulation names an unknown block or misses a block it depends on."""
+
+
+class SolverError(SchedkitError, RuntimeError):
+    """A solver is unknown, not installed, or failed."""
+
+
+class ScheduleError(SchedkitError, ValueError):
+    """A schedule file is malformed or does not fit its problem."""
+
+
+class InvalidScheduleError(ScheduleError):
+    """A schedule violates its problem's constraints.
+
+    Parameters
+    ----------
+    violations : list of str
+        One message per violated constraint.
+    """
+
+    def __init__(self, violations, context="schedule"):
+        self.violations = list(violations)
+        shown = "; ".join(self.violations[:3])
+        more = f" (+{len(self.violations) - 3} more)" if len(self.violations) > 3 else ""
+        super().__init__(f"{context} is invalid: {shown}{more}")

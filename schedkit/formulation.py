@@ -1,0 +1,198 @@
+"""Formulations: an objective plus a list of constraint blocks, as data.
+
+Examples
+--------
+>>> f = Formulation.from_data({"objective": "makespan",
+...                            "blocks": ["assignment", {"precedence": {"communication": False}},
+...                                       "no_overlap"]})
+>>> [b.kind for b in f.blocks]
+['assignment', 'precedence', 'no_overlap']
+>>> Formulation.from_data({"blocks": ["no_overlap"]})
+Traceback (most recent call last):
+...
+schedkit.errors.FormulationError: block 'no_overlap' needs family 'x', which no block provides (add 'assignment')
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from .blocks.base import BLOCKS, FAMILIES, Block, block_from_data
+from .errors import FormulationError, ProblemError
+from .registry import Registry, doc_line
+
+FORMULATIONS = Registry("formulation", group="schedkit.formulations", error=FormulationError)
+
+#: Families the build context defines by itself (no block needs to provide them).
+CONTEXT_FAMILIES = {"timing", "makespan"}
+_PROVIDER_HINT = {"x": "assignment", "order": "no_overlap"}
+
+
+class Formulation(BaseModel):
+    """An objective and the constraint blocks that define a MILP."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+    name: str = "custom"
+    objective: Literal["makespan"] = "makespan"
+    blocks: tuple[Block, ...]
+
+    def model_post_init(self, _context: Any) -> None:
+        kinds = [b.kind for b in self.blocks]
+        for kind in kinds:
+            if kinds.count(kind) > 1:
+                raise FormulationError(f"formulation '{self.name}': block '{kind}' appears twice")
+        provided = set(CONTEXT_FAMILIES)
+        for block in self.blocks:
+            provided |= block.provides
+        for block in self.blocks:
+            for family in sorted(block.requires - provided):
+                hint = f" (add '{_PROVIDER_HINT[family]}')" if family in _PROVIDER_HINT else ""
+                raise FormulationError(
+                    f"block '{block.kind}' needs family '{family}', which no block provides{hint}")
+            unknown = block.requires - set(FAMILIES)
+            if unknown:
+                raise FormulationError(f"block '{block.kind}' requires unknown family '{sorted(unknown)[0]}'")
+
+    # ------------------------------------------------------------------ data
+    @classmethod
+    def from_data(cls, data: dict, name: str | None = None) -> Formulation:
+        """A formulation from ``{objective: ..., blocks: [...]}`` data (YAML or Python)."""
+        if not isinstance(data, dict) or "blocks" not in data:
+            raise FormulationError("a formulation is a mapping with 'objective' and 'blocks'")
+        extra = set(data) - {"name", "objective", "blocks", "description"}
+        if extra:
+            raise FormulationError(f"formulation has unknown key '{sorted(extra)[0]}'")
+        objective = data.get("objective", "makespan")
+        if objective != "makespan":
+            raise FormulationError(f"unknown objective '{objective}' (known: makespan)")
+        blocks = data["blocks"]
+        if not isinstance(blocks, list) or not blocks:
+            raise FormulationError("a formulation needs a non-empty list of 'blocks'")
+        return cls(name=name or data.get("name", "custom"), objective=objective,
+                   blocks=tuple(block_from_data(b) for b in blocks))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Formulation:
+        """Read a formulation from a YAML or JSON file."""
+        from .spec import read_data
+
+        try:
+            data = read_data(path)
+        except ProblemError as exc:
+            raise FormulationError(str(exc)) from None
+        return cls.from_data(data, name=Path(path).stem)
+
+    def to_data(self) -> dict:
+        """The formulation as plain data (round-trips through :meth:`from_data`)."""
+        return {"name": self.name, "objective": self.objective, "blocks": [b.to_data() for b in self.blocks]}
+
+    def describe(self) -> str:
+        """The formulation's mathematics: objective, then every block (Markdown with LaTeX)."""
+        parts = [f"## Formulation `{self.name}`\n",
+                 "Minimise the makespan $C$: $C \\ge \\mathit{end}_i$ for every task $i$, "
+                 "with $C$ bounded below by the critical path and load bounds and above by the horizon $H$.\n"]
+        parts += [block.describe() for block in self.blocks]
+        return "\n".join(parts)
+
+    def has(self, kind: str) -> bool:
+        """Whether a block of this kind is part of the formulation."""
+        return any(b.kind == kind for b in self.blocks)
+
+    # ------------------------------------------------------------------ build
+    def build(self, problem, horizon: float | None = None, warm=None):
+        """Build the Pyomo model: one ``pyo.Block`` per constraint block.
+
+        Parameters
+        ----------
+        problem : Problem
+        horizon : float, optional
+            Upper bound on the optimal makespan; computed from a heuristic schedule
+            that satisfies every block when omitted.
+        warm : Schedule, optional
+            A schedule of this formulation to use as the horizon and warm start.
+
+        Returns
+        -------
+        BuiltModel
+        """
+        import pyomo.environ as pyo
+
+        from .build import BuildContext, BuiltModel
+        from .horizon import choose_horizon
+
+        began = time.perf_counter()
+        if horizon is None:
+            horizon, warm = choose_horizon(problem, self.blocks, warm)
+        model = pyo.ConcreteModel(name=f"{self.name}:{problem.name}")
+        ctx = BuildContext(problem, model, horizon, timing_bounds=self.has("precedence"))
+        for block in self.blocks:
+            blk = pyo.Block(concrete=True)
+            model.add_component(block.kind, blk)
+            block.build(ctx, blk)
+        makespan = ctx.makespan()
+        _add_load_rows(ctx)
+        model.objective = pyo.Objective(expr=makespan, sense=pyo.minimize)
+        return BuiltModel(model=model, problem=problem, blocks=list(self.blocks), context=ctx,
+                          horizon=horizon, warm=warm, build_seconds=time.perf_counter() - began)
+
+
+def _add_load_rows(ctx) -> None:
+    """Valid inequalities: the makespan covers each device's assigned work."""
+    import pyomo.environ as pyo
+
+    from .build import linear
+
+    p = ctx.problem
+    rows = {}
+    for d, name in enumerate(p.devices):
+        coefs, vars_, fixed = [], [], 0.0
+        for i in range(len(p.tasks)):
+            if d not in p.durations[i]:
+                continue
+            var = ctx.x_var(i, d)
+            if var is None:
+                fixed += p.durations[i][d]
+            else:
+                coefs.append(p.durations[i][d])
+                vars_.append(var)
+        if vars_:
+            rows[name] = (coefs + [-1.0], vars_ + [ctx.makespan()], fixed)
+    ctx.model.device_load = pyo.Constraint(
+        list(rows), rule=lambda m, name: (None, linear(rows[name][2], rows[name][0], rows[name][1]), 0.0))
+
+
+def register_formulation(name: str, formulation: Formulation | dict) -> None:
+    """Register a preset formulation under ``name``."""
+    if isinstance(formulation, dict):
+        formulation = Formulation.from_data(formulation, name=name)
+    FORMULATIONS.register(name, formulation)
+
+
+def get_formulation(spec: str | Path | Formulation | dict | None) -> Formulation:
+    """A formulation from a preset name, a YAML/JSON path, data, or ``None`` (``latency``)."""
+    if spec is None:
+        spec = "latency"
+    if isinstance(spec, Formulation):
+        return spec
+    if isinstance(spec, dict):
+        return Formulation.from_data(spec)
+    text = str(spec)
+    if text.endswith((".yaml", ".yml", ".json")) or Path(text).is_file():
+        if not Path(text).is_file():
+            raise FormulationError(f"{text}: no such formulation file")
+        return Formulation.load(text)
+    return FORMULATIONS.get(text)
+
+
+def list_formulations() -> list[tuple[str, str]]:
+    """``(name, description)`` of the preset formulations."""
+    return [(name, ", ".join(b.kind for b in f.blocks)) for name, f in FORMULATIONS.items()]
+
+
+def list_blocks() -> list[tuple[str, str]]:
+    """``(kind, summary)`` of every registered block."""
+    return [(kind, doc_line(cls)) for kind, cls in BLOCKS.items()]

@@ -1,0 +1,52 @@
+"""The big-M horizon: the makespan of a schedule that satisfies every block of a formulation.
+
+Examples
+--------
+>>> from schedkit import Problem
+>>> from schedkit.validate import semantic_blocks
+>>> p = Problem.load("examples/tiny.yaml")
+>>> horizon, schedule = choose_horizon(p, semantic_blocks())
+>>> horizon == schedule.makespan
+True
+"""
+
+from __future__ import annotations
+
+from .errors import ProblemError
+from .problem import Problem
+from .simulator import list_schedule, to_schedule, upward_rank
+from .validate import violations
+
+
+def serial_horizon(problem: Problem) -> float:
+    """Every task one after another at its longest duration, every transfer at its longest.
+
+    A left-shifted schedule never waits without cause, so no optimal schedule is longer.
+    """
+    p = problem
+    longest_comm = 0.0
+    for i, j, size in p.edges:
+        longest_comm += max((p.comm_time(size, u, v) for u in p.allowed[i] for v in p.allowed[j]
+                             if p.pair_allowed(size, u, v)), default=0.0)
+    return sum(max(t.values()) for t in p.durations) + longest_comm
+
+
+def choose_horizon(problem: Problem, blocks, warm=None):
+    """``(horizon, schedule)``: the shortest candidate schedule that every block accepts.
+
+    Candidates are ``warm`` (when given) and list schedules by upward rank with
+    earliest-finish device choice. Without a valid candidate, the serial horizon
+    is returned with ``None``.
+    """
+    candidates = [warm] if warm is not None else []
+    for rank in (upward_rank(problem, "mean"), upward_rank(problem, "min")):
+        try:
+            device_of, start = list_schedule(problem, rank)
+        except ProblemError:
+            continue
+        candidates.append(to_schedule(problem, device_of, start, "horizon"))
+    valid = [s for s in candidates if not violations(problem, s, blocks)]
+    if not valid:
+        return serial_horizon(problem), None
+    best = min(valid, key=lambda s: s.makespan)
+    return best.makespan, best

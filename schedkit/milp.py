@@ -1,0 +1,74 @@
+"""The ``milp`` method: build a formulation, solve it, return a validated schedule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import field_validator
+
+from .bounds import lower_bound
+from .methods import Method, MethodOptions, register_method
+from .problem import Problem
+
+
+class MilpOptions(MethodOptions):
+    """Options of the ``milp`` method."""
+
+    formulation: str = "latency"
+    """A preset name or a YAML/JSON formulation file."""
+    solver: str = "highs"
+    """``highs`` (embedded) or any Pyomo solver name."""
+    time_limit: float | None = None
+    """Seconds before the solver stops (the status is then ``feasible`` or ``no_solution``)."""
+    gap: float | None = None
+    """Relative MIP gap at which the solver may stop."""
+    threads: int | None = None
+    verbose: bool = False
+    """Stream the solver log."""
+    warm_start: bool = True
+    """Give the horizon schedule to the solver as a starting solution."""
+
+    @field_validator("time_limit", "gap")
+    @classmethod
+    def _non_negative(cls, value):
+        if value is not None and value < 0:
+            raise ValueError("must be >= 0")
+        return value
+
+    @field_validator("formulation", mode="before")
+    @classmethod
+    def _path_to_str(cls, value):
+        return str(value) if isinstance(value, Path) else value
+
+
+@register_method("milp")
+class Milp(Method):
+    """Exact MILP: the formulation's blocks built into Pyomo and solved (HiGHS by default)."""
+
+    Options = MilpOptions
+
+    def __init__(self, formulation=None, **options):
+        from .formulation import Formulation, get_formulation
+
+        if isinstance(formulation, (Formulation, dict)):
+            self.formulation = get_formulation(formulation)
+            super().__init__(formulation=self.formulation.name, **options)
+        else:
+            super().__init__(**({"formulation": formulation} if formulation else {}), **options)
+            self.formulation = get_formulation(self.options.formulation)
+        self.blocks = list(self.formulation.blocks)
+
+    def build(self, problem: Problem, warm=None):
+        """Build the model of ``problem`` (a :class:`~schedkit.build.BuiltModel`)."""
+        built = self.formulation.build(problem, warm=warm)
+        built.lower_bound = lower_bound(problem) if self.formulation.has("precedence") else 0.0
+        return built
+
+    def run(self, problem: Problem):
+        from .solve import solve_model
+
+        o = self.options
+        built = self.build(problem)
+        return solve_model(built, solver=o.solver, time_limit=o.time_limit, gap=o.gap,
+                           threads=o.threads, verbose=o.verbose, warm_start=o.warm_start,
+                           method=f"milp:{self.formulation.name}")

@@ -1,0 +1,151 @@
+"""The ``schedkit-schedule/v1`` schedule: what every method returns.
+
+Examples
+--------
+>>> s = Schedule(problem="tiny", method="manual", status="heuristic",
+...              tasks=[TaskRun(task="a", device="gpu", start=0, end=1.5)])
+>>> s.makespan
+1.5
+>>> Schedule.from_json(s.to_json()).tasks[0].device
+'gpu'
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .errors import ScheduleError
+from .io import write_text_atomic
+
+FORMAT = "schedkit-schedule/v1"
+Status = Literal["optimal", "feasible", "infeasible", "no_solution", "heuristic"]
+
+
+class TaskRun(BaseModel):
+    """One task placed on a device over ``[start, end)``."""
+
+    model_config = ConfigDict(extra="forbid")
+    task: str
+    device: str
+    start: float
+    end: float
+    inputs: list[int] | None = None
+    """With batching: the input indices processed together as one batch."""
+
+
+class Transfer(BaseModel):
+    """Data of edge ``src -> dst`` moving from device ``from`` to device ``to``."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    src: str
+    dst: str
+    from_: str = Field(alias="from")
+    to: str
+    start: float
+    end: float
+
+
+class Schedule(BaseModel):
+    """A schedule of a problem, with how it was obtained and how good it is proven to be."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    format: Literal["schedkit-schedule/v1"] = FORMAT
+    problem: str
+    method: str
+    status: Status
+    makespan: float | None = None
+    """Latest end of any task or transfer; filled in from the rows when omitted."""
+    objective: float | None = None
+    bound: float | None = None
+    """Best proven lower bound on the objective, when known."""
+    solve_seconds: float | None = None
+    tasks: list[TaskRun] = []
+    transfers: list[Transfer] = []
+
+    @model_validator(mode="after")
+    def _fill_makespan(self) -> Schedule:
+        if self.makespan is None and self.tasks:
+            self.makespan = max([r.end for r in self.tasks] + [t.end for t in self.transfers])
+        if self.objective is None and self.makespan is not None:
+            self.objective = self.makespan
+        return self
+
+    @property
+    def gap(self) -> float | None:
+        """Relative gap between the makespan and the bound, when both are known."""
+        if self.makespan is None or self.bound is None:
+            return None
+        if self.makespan <= 0:
+            return 0.0
+        return max(0.0, (self.makespan - self.bound) / self.makespan)
+
+    def placement(self) -> dict[str, str]:
+        """Task name to device name."""
+        return {r.task: r.device for r in self.tasks}
+
+    # ------------------------------------------------------------------ files
+    def to_json(self, indent: int | None = 1) -> str:
+        """The schedule as ``schedkit-schedule/v1`` JSON text."""
+        return json.dumps(self.model_dump(by_alias=True, exclude_none=True), indent=indent)
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "schedule") -> Schedule:
+        """Parse schedule JSON text, with a one-line error when malformed."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ScheduleError(f"{source}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"])
+            raise ScheduleError(f"{source}: {loc}: {err['msg']}") from None
+
+    def write(self, path: str | Path) -> None:
+        """Write the schedule as JSON, atomically (a temporary file, then a rename)."""
+        write_text_atomic(path, self.to_json() + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Schedule:
+        """Read a schedule file."""
+        try:
+            text = Path(path).read_text()
+        except OSError as exc:
+            raise ScheduleError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        return cls.from_json(text, source=str(path))
+
+    # ------------------------------------------------------------------ checks
+    def violations(self, problem, blocks=None) -> list[str]:
+        """Every way this schedule breaks ``problem`` (empty when valid).
+
+        ``blocks`` defaults to the problem's semantic blocks (see :mod:`schedkit.validate`).
+        """
+        from .validate import violations
+
+        return violations(problem, self, blocks)
+
+    def validate(self, problem, blocks=None) -> Schedule:
+        """Raise :class:`~schedkit.errors.InvalidScheduleError` unless valid; return ``self``."""
+        from .validate import validate
+
+        validate(problem, self, blocks)
+        return self
+
+    def summary(self) -> str:
+        """One line: status, makespan, bound, gap and time."""
+        parts = [f"status={self.status}"]
+        if self.makespan is not None:
+            parts.append(f"makespan={self.makespan:.6g}")
+        if self.bound is not None and math.isfinite(self.bound):
+            parts.append(f"bound={self.bound:.6g}")
+            if self.gap is not None:
+                parts.append(f"gap={100 * self.gap:.2f}%")
+        if self.solve_seconds is not None:
+            parts.append(f"time={self.solve_seconds:.2f}s")
+        return f"{self.method} on {self.problem}: " + " ".join(parts)

@@ -1,0 +1,319 @@
+"""The ``schedkit/v1`` problem file: pydantic models, loading and validation.
+
+A :class:`ProblemSpec` is plain, frozen data. It checks everything that can be
+checked without building a model: numbers are finite and non-negative, names are
+unique and known, the task graph is acyclic, every task fits at least one device.
+Errors name the offending item in one line.
+
+Examples
+--------
+>>> spec = ProblemSpec.model_validate({
+...     "format": "schedkit/v1", "name": "tiny",
+...     "devices": [{"name": "gpu"}, {"name": "cpu"}],
+...     "links": [{"src": "gpu", "dst": "cpu", "bandwidth": 10}],
+...     "tasks": [{"name": "a", "durations": {"gpu": 1, "cpu": 4}},
+...               {"name": "b", "work": 2}],
+...     "edges": [{"src": "a", "dst": "b", "size": 5}]})
+>>> [t.name for t in spec.tasks]
+['a', 'b']
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import networkx as nx
+import yaml
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
+
+from .errors import ProblemError
+
+FORMAT = "schedkit/v1"
+
+
+def _to_number(value: Any) -> float:
+    # YAML 1.1 reads ``16e9`` (no dot) as a string: accept numeric strings, but
+    # nothing that is not a finite number (booleans are ints in Python: refuse them).
+    if isinstance(value, bool):
+        raise ValueError(f"not a number: {value!r}")
+    if isinstance(value, (int, float)):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            raise ValueError(f"not a number: {value!r}") from None
+    else:
+        raise ValueError(f"not a number: {value!r}")
+    if not math.isfinite(number):
+        raise ValueError(f"not a finite number: {value!r}")
+    return number
+
+
+Number = Annotated[float, BeforeValidator(_to_number)]
+NonNegative = Annotated[Number, Field(ge=0)]
+Positive = Annotated[Number, Field(gt=0)]
+Name = Annotated[str, Field(min_length=1)]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class DeviceSpec(_Frozen):
+    """A device: a CPU, GPU, accelerator or server."""
+
+    name: Name
+    """Unique device name."""
+    memory: NonNegative | None = None
+    """Memory capacity; ``None`` (the default) means unlimited."""
+    speed: Positive = 1.0
+    """Speed: a task that gives ``work`` runs ``work / speed`` time units here."""
+    group: str | None = None
+    """Identical devices share a group (used by symmetry breaking)."""
+    batch_sizes: list[Annotated[int, Field(ge=1)]] | None = None
+    """Batch sizes this device supports (batching formulations)."""
+
+
+class LinkSpec(_Frozen):
+    """A communication link between two devices."""
+
+    src: Name
+    dst: Name
+    bandwidth: Positive
+    """Data per time unit."""
+    latency: NonNegative = 0.0
+    """Fixed time added to every transfer over this link."""
+    bidirectional: bool = True
+    """A bidirectional link also carries data from ``dst`` to ``src``."""
+    channel: str | None = None
+    """Links that share a channel contend for it (congestion formulations)."""
+
+
+DurationValue = Number | dict[Annotated[int, Field(ge=1)], Number]
+
+
+class TaskSpec(_Frozen):
+    """A task (an operator or layer of the network)."""
+
+    name: Name
+    durations: dict[str, DurationValue] | None = None
+    """Duration per device; the task may run only on the devices named here.
+    A value may be a map ``{batch size: duration}`` for batching formulations."""
+    work: NonNegative | None = None
+    """Alternative to ``durations``: the task runs on every device, in ``work / speed``."""
+    memory: NonNegative = 0.0
+    """Static memory the task occupies on its device."""
+    output_size: NonNegative = 0.0
+    """Default size of the data on the task's outgoing edges."""
+    pin: list[Name] | None = None
+    """Devices the task is restricted to (intersected with ``durations``)."""
+    colocate: str | None = None
+    """Tasks with the same group name must share a device."""
+    op: str | None = None
+    """Operator type (used by operator-fusion coarsening)."""
+    weight_memory: NonNegative | None = None
+    """Weights kept on the device (memory timeline formulations)."""
+    activation_memory: NonNegative | None = None
+    """Activations produced by the task (memory timeline formulations)."""
+
+    def duration_on(self, device: DeviceSpec) -> float | None:
+        """Duration of one input on ``device``, or ``None`` where the task cannot run."""
+        if self.durations is None:
+            return self.work / device.speed
+        value = self.durations.get(device.name)
+        if isinstance(value, dict):
+            return value.get(1)
+        return value
+
+
+class EdgeSpec(_Frozen):
+    """A data dependency: ``dst`` starts after ``src`` ends and its data arrived."""
+
+    src: Name
+    dst: Name
+    size: NonNegative | None = None
+    """Data size; defaults to ``src``'s ``output_size``."""
+
+
+class ProblemSpec(_Frozen):
+    """A whole problem: devices, links, tasks and edges (format ``schedkit/v1``)."""
+
+    format: Literal["schedkit/v1"] = FORMAT
+    name: Name = "problem"
+    devices: list[DeviceSpec] = Field(min_length=1)
+    links: list[LinkSpec] = []
+    tasks: list[TaskSpec] = Field(min_length=1)
+    edges: list[EdgeSpec] = []
+    workload: dict[str, Any] | None = None
+    """Optional workload, e.g. ``{inputs: L}`` for throughput formulations."""
+
+    @model_validator(mode="after")
+    def _check_consistency(self) -> ProblemSpec:
+        devices = _unique([d.name for d in self.devices], "device")
+        tasks = _unique([t.name for t in self.tasks], "task")
+        for link in self.links:
+            for end in (link.src, link.dst):
+                if end not in devices:
+                    raise ValueError(f"link {link.src}->{link.dst}: unknown device '{end}'")
+            if link.src == link.dst:
+                raise ValueError(f"link {link.src}->{link.dst}: a link joins two different devices")
+        for task in self.tasks:
+            if (task.durations is None) == (task.work is None):
+                raise ValueError(f"task '{task.name}': give exactly one of 'durations' or 'work'")
+            for dev in list(task.durations or {}) + list(task.pin or []):
+                if dev not in devices:
+                    raise ValueError(f"task '{task.name}': unknown device '{dev}'")
+            for dev, value in (task.durations or {}).items():
+                if isinstance(value, dict):
+                    if 1 not in value:
+                        raise ValueError(
+                            f"task '{task.name}': per-batch durations on '{dev}' lack batch size 1")
+                    bad = [k for k, v in value.items() if v < 0]
+                else:
+                    bad = [value] if value < 0 else []
+                if bad:
+                    raise ValueError(f"task '{task.name}': negative duration on '{dev}'")
+            allowed = [d for d in self.devices if task.duration_on(d) is not None
+                       and (task.pin is None or d.name in task.pin)]
+            if not allowed:
+                raise ValueError(f"task '{task.name}': no device can run it (durations and pin exclude all)")
+            if not any(d.memory is None or task.memory <= d.memory for d in allowed):
+                raise ValueError(f"task '{task.name}': its memory {task.memory:g} fits no device it may run on")
+        seen = set()
+        for edge in self.edges:
+            label = f"edge {edge.src}->{edge.dst}"
+            for end in (edge.src, edge.dst):
+                if end not in tasks:
+                    raise ValueError(f"{label}: unknown task '{end}'")
+            if edge.src == edge.dst:
+                raise ValueError(f"{label}: a task cannot depend on itself")
+            if (edge.src, edge.dst) in seen:
+                raise ValueError(f"{label}: duplicate edge")
+            seen.add((edge.src, edge.dst))
+        graph = nx.DiGraph(list(seen))
+        try:
+            cycle = nx.find_cycle(graph)
+        except nx.NetworkXNoCycle:
+            cycle = None
+        if cycle:
+            path = " -> ".join([u for u, _ in cycle] + [cycle[0][0]])
+            raise ValueError(f"the task graph has a cycle: {path}")
+        return self
+
+    def edge_size(self, edge: EdgeSpec) -> float:
+        """Size of the data on ``edge`` (its own size, else its source's output size)."""
+        if edge.size is not None:
+            return edge.size
+        return next(t.output_size for t in self.tasks if t.name == edge.src)
+
+
+def _unique(names: list[str], what: str) -> set[str]:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(f"duplicate {what} name '{name}'")
+        seen.add(name)
+    return seen
+
+
+def format_validation_error(error: ValidationError, data: Any) -> str:
+    """One line naming the first offending item of a pydantic error.
+
+    Locations such as ``('tasks', 3, 'durations', 'gpu0')`` become
+    ``task 'conv1' durations.gpu0`` by looking the item's name up in ``data``.
+    """
+    first = error.errors()[0]
+    loc = list(first["loc"])
+    message = first["msg"]
+    if message.startswith("Value error, "):
+        message = message[len("Value error, "):]
+    where = []
+    node = data
+    i = 0
+    while i < len(loc):
+        part = loc[i]
+        if isinstance(node, dict) and part in node and isinstance(node[part], list) \
+                and i + 1 < len(loc) and isinstance(loc[i + 1], int):
+            items = node[part]
+            index = loc[i + 1]
+            item = items[index] if index < len(items) else None
+            kind = str(part).rstrip("s")
+            if isinstance(item, dict) and "name" in item:
+                where.append(f"{kind} '{item['name']}'")
+            elif isinstance(item, dict) and "src" in item and "dst" in item:
+                where.append(f"{kind} {item['src']}->{item['dst']}")
+            else:
+                where.append(f"{kind} #{index}")
+            node = item
+            i += 2
+            continue
+        # Pydantic adds the union member tried ('float', 'dict[...]'): not the user's words.
+        if isinstance(part, str) and ("[" in part or part in {"float", "function-before[_to_number(), float]"}):
+            i += 1
+            continue
+        where.append(str(part))
+        node = node.get(part) if isinstance(node, dict) else None
+        i += 1
+    more = len(error.errors()) - 1
+    suffix = f" (+{more} more)" if more > 0 else ""
+    prefix = " ".join(where)
+    return f"{prefix}: {message}{suffix}" if prefix else f"{message}{suffix}"
+
+
+def read_data(path: str | Path) -> Any:
+    """Read a JSON or YAML file into Python data, with a one-line error when malformed."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ProblemError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProblemError(f"{path}: cannot read: {exc}") from None
+    try:
+        if path.suffix.lower() == ".json":
+            return json.loads(text)
+        return yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise ProblemError(f"{path}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" at line {mark.line + 1}" if mark else ""
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ProblemError(f"{path}: malformed YAML{line}: {reason}") from None
+
+
+def parse_spec(data: Any, source: str = "problem") -> ProblemSpec:
+    """Validate Python data as a :class:`ProblemSpec`, raising :class:`ProblemError`.
+
+    Examples
+    --------
+    >>> parse_spec({"devices": [{"name": "d"}], "tasks": [{"name": "t", "durations": {"e": 1}}]})
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.ProblemError: problem: task 't': unknown device 'e'
+    """
+    if not isinstance(data, dict):
+        raise ProblemError(f"{source}: expected a mapping with 'devices' and 'tasks'")
+    fmt = data.get("format", FORMAT)
+    if fmt != FORMAT:
+        raise ProblemError(f"{source}: unsupported format {fmt!r} (expected {FORMAT!r})")
+    try:
+        return ProblemSpec.model_validate(data)
+    except ValidationError as exc:
+        raise ProblemError(f"{source}: {format_validation_error(exc, data)}") from None
+
+
+def load_spec(path: str | Path) -> ProblemSpec:
+    """Load and validate a problem file (``.json``, ``.yaml`` or ``.yml``)."""
+    return parse_spec(read_data(path), source=str(path))
