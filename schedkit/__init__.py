@@ -6,7 +6,7 @@ Examples
 >>> problem = schedkit.Problem.load("examples/tiny.yaml")
 >>> schedule = schedkit.solve(problem)        # the latency MILP on HiGHS
 >>> schedule.status, round(schedule.makespan, 3)
-('optimal', 3.3)
+('optimal', 4.516)
 """
 
 from .errors import (FormulationError, InvalidScheduleError, ProblemError, ScheduleError,

@@ -30,10 +30,14 @@ class BuildContext:
         An upper bound on the optimal makespan, valid for this formulation.
     timing_bounds : bool
         Whether heads and tails may bound start times (true when precedence is built).
+    lower_bound : float
+        A valid lower bound on the makespan (the variable's lower bound).
     """
 
-    def __init__(self, problem: Problem, model: pyo.ConcreteModel, horizon: float, timing_bounds: bool):
+    def __init__(self, problem: Problem, model: pyo.ConcreteModel, horizon: float, timing_bounds: bool,
+                 lower_bound: float = 0.0):
         self.problem = problem
+        self.lower_bound = lower_bound
         self.model = model
         self.horizon = horizon
         n = len(problem.tasks)
@@ -76,7 +80,11 @@ class BuildContext:
         self._families.add("timing")
         p = self.problem
         model = self.model
-        bounds = {p.tasks[i]: (self.heads[i], max(self.heads[i], self.horizon - self.tails[i] - p.min_duration[i]))
+        # A hair of slack so that a schedule whose makespan *is* the horizon stays inside
+        # the bounds despite rounding in the sums of durations.
+        slack = 1e-9 * max(1.0, self.horizon)
+        bounds = {p.tasks[i]: (self.heads[i],
+                               max(self.heads[i], self.horizon - self.tails[i] - p.min_duration[i] + slack))
                   for i in range(len(p.tasks))}
         model.start = pyo.Var(p.tasks, domain=pyo.NonNegativeReals, bounds=lambda m, t: bounds[t], dense=True)
         self._starts = [model.start[t] for t in p.tasks]
@@ -114,8 +122,10 @@ class BuildContext:
         if "makespan" not in self._families:
             self._families.add("makespan")
             p = self.problem
-            lower = max(self.heads[i] + p.min_duration[i] + self.tails[i] for i in range(len(p.tasks)))
-            self.model.makespan = pyo.Var(domain=pyo.NonNegativeReals, bounds=(lower, self.horizon))
+            lower = max(self.lower_bound,
+                        max(self.heads[i] + p.min_duration[i] + self.tails[i] for i in range(len(p.tasks))))
+            self.model.makespan = pyo.Var(domain=pyo.NonNegativeReals,
+                                         bounds=(lower, self.horizon * (1 + 1e-9)))
             self.model.makespan_def = pyo.Constraint(p.tasks, rule=lambda m, t: _ge(
                 self.model.makespan, self.end_terms(p.task_index[t]), self.tails[p.task_index[t]]))
         return self.model.makespan

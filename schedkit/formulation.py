@@ -121,14 +121,16 @@ class Formulation(BaseModel):
         """
         import pyomo.environ as pyo
 
+        from .bounds import lower_bound
         from .build import BuildContext, BuiltModel
         from .horizon import choose_horizon
 
         began = time.perf_counter()
         if horizon is None:
             horizon, warm = choose_horizon(problem, self.blocks, warm)
+        lower = lower_bound(problem) if self.has("precedence") else 0.0
         model = pyo.ConcreteModel(name=f"{self.name}:{problem.name}")
-        ctx = BuildContext(problem, model, horizon, timing_bounds=self.has("precedence"))
+        ctx = BuildContext(problem, model, horizon, timing_bounds=self.has("precedence"), lower_bound=lower)
         for block in self.blocks:
             blk = pyo.Block(concrete=True)
             model.add_component(block.kind, blk)
@@ -137,32 +139,46 @@ class Formulation(BaseModel):
         _add_load_rows(ctx)
         model.objective = pyo.Objective(expr=makespan, sense=pyo.minimize)
         return BuiltModel(model=model, problem=problem, blocks=list(self.blocks), context=ctx,
-                          horizon=horizon, warm=warm, build_seconds=time.perf_counter() - began)
+                          horizon=horizon, warm=warm, build_seconds=time.perf_counter() - began,
+                          lower_bound=lower)
 
 
 def _add_load_rows(ctx) -> None:
-    """Valid inequalities: the makespan covers each device's assigned work."""
+    """Valid inequalities: one-device relaxations with heads and tails.
+
+    For a device ``d`` and a head value ``r``, the tasks with head at least ``r``
+    that run on ``d`` run one after another after ``r``:
+    ``C >= r + sum(p[i,d] x[i,d] for r_i >= r) + min tail``; the mirror rows use
+    tails. With ``r = 0`` this is the plain load row ``C >= sum_i p[i,d] x[i,d]``.
+    """
     import pyomo.environ as pyo
 
     from .build import linear
 
     p = ctx.problem
+    makespan = ctx.makespan()
     rows = {}
     for d, name in enumerate(p.devices):
-        coefs, vars_, fixed = [], [], 0.0
-        for i in range(len(p.tasks)):
-            if d not in p.durations[i]:
-                continue
-            var = ctx.x_var(i, d)
-            if var is None:
-                fixed += p.durations[i][d]
-            else:
-                coefs.append(p.durations[i][d])
-                vars_.append(var)
-        if vars_:
-            rows[name] = (coefs + [-1.0], vars_ + [ctx.makespan()], fixed)
+        users = [i for i in range(len(p.tasks)) if d in p.durations[i]]
+        if not any(ctx.x_var(i, d) is not None for i in users):
+            continue  # only fixed tasks: the device bound already covers them
+        for side, key, other in (("head", ctx.heads, ctx.tails), ("tail", ctx.tails, ctx.heads)):
+            for value in sorted({key[i] for i in users}):
+                if side == "tail" and value == 0:
+                    continue  # the head family already holds the plain load row
+                window = [i for i in users if key[i] >= value]
+                coefs, vars_, constant = [-1.0], [makespan], value + min(other[i] for i in window)
+                for i in window:
+                    var = ctx.x_var(i, d)
+                    if var is None:
+                        constant += p.durations[i][d]
+                    else:
+                        coefs.append(p.durations[i][d])
+                        vars_.append(var)
+                if len(vars_) > 1:
+                    rows[name, f"{side}_{len(rows)}"] = (coefs, vars_, constant)
     ctx.model.device_load = pyo.Constraint(
-        list(rows), rule=lambda m, name: (None, linear(rows[name][2], rows[name][0], rows[name][1]), 0.0))
+        list(rows), rule=lambda m, *key: (None, linear(rows[key][2], rows[key][0], rows[key][1]), 0.0))
 
 
 def register_formulation(name: str, formulation: Formulation | dict) -> None:

@@ -45,7 +45,7 @@ class _AtomicPath:
 
     def __enter__(self) -> Path:
         folder = self.path.parent if str(self.path.parent) else Path(".")
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{self.path.stem}.", suffix=self.path.suffix)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{self.path.stem}-partial-", suffix=self.path.suffix)
         os.close(fd)
         self.tmp = Path(tmp)
         return self.tmp

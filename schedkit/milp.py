@@ -6,8 +6,8 @@ from pathlib import Path
 
 from pydantic import field_validator
 
-from .bounds import lower_bound
-from .methods import Method, MethodOptions, register_method
+from .errors import SchedkitError
+from .methods import Method, MethodOptions, register_method, solve
 from .problem import Problem
 
 
@@ -25,8 +25,10 @@ class MilpOptions(MethodOptions):
     threads: int | None = None
     verbose: bool = False
     """Stream the solver log."""
-    warm_start: bool = True
-    """Give the horizon schedule to the solver as a starting solution."""
+    warm_start: str = "auto"
+    """``auto``: the best of the kernel's list schedules starts the solver and sets the big-M
+    horizon; ``none``: same horizon, no starting solution; or the name of a method whose
+    schedule starts the solver (when it satisfies every block of the formulation)."""
 
     @field_validator("time_limit", "gap")
     @classmethod
@@ -60,15 +62,18 @@ class Milp(Method):
 
     def build(self, problem: Problem, warm=None):
         """Build the model of ``problem`` (a :class:`~schedkit.build.BuiltModel`)."""
-        built = self.formulation.build(problem, warm=warm)
-        built.lower_bound = lower_bound(problem) if self.formulation.has("precedence") else 0.0
-        return built
+        return self.formulation.build(problem, warm=warm)
 
     def run(self, problem: Problem):
-        from .solve import solve_model
+        from .solver import solve_model
 
         o = self.options
-        built = self.build(problem)
+        warm = None
+        if o.warm_start not in ("auto", "none"):
+            if o.warm_start == self.name:
+                raise SchedkitError("--warm-start cannot be 'milp' itself")
+            warm = solve(problem, o.warm_start)
+        built = self.build(problem, warm=warm)
         return solve_model(built, solver=o.solver, time_limit=o.time_limit, gap=o.gap,
-                           threads=o.threads, verbose=o.verbose, warm_start=o.warm_start,
+                           threads=o.threads, verbose=o.verbose, warm_start=o.warm_start != "none",
                            method=f"milp:{self.formulation.name}")

@@ -18,7 +18,7 @@ Examples
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import Callable, Sequence
 
 from .errors import ProblemError, ScheduleError
@@ -59,7 +59,9 @@ class _Timeline:
         return t
 
     def add(self, start: float, end: float) -> None:
-        k = bisect_right(self.starts, start)
+        # Keep the ends sorted too (``earliest`` relies on it): an empty interval goes
+        # before the intervals that start at the same time, not after them.
+        k = bisect_left(self.starts, start) if end <= start else bisect_right(self.starts, start)
         self.starts.insert(k, start)
         self.ends.insert(k, end)
 
@@ -157,7 +159,7 @@ def upward_rank(problem: Problem, costs: str = "mean") -> list[float]:
     ----------
     costs : {"mean", "min"}
         ``mean``: average duration over allowed devices and average transfer time
-        over linked pairs of distinct allowed devices (Topcuoglu et al. 2002);
+        over linked pairs of distinct allowed devices, transfers at the mean bandwidth (Topcuoglu et al. 2002);
         ``min``: shortest duration, no transfer.
     """
     p = problem
@@ -168,8 +170,8 @@ def upward_rank(problem: Problem, costs: str = "mean") -> list[float]:
         cost = list(p.min_duration)
     else:
         raise ValueError(f"unknown costs {costs!r} (mean or min)")
-    # Mean transfer time is size * mean(1/bandwidth) + mean(latency) over the device pairs:
-    # cache the two means per pair of allowed-device sets (most tasks share one set).
+    # Topcuoglu et al.: mean transfer time = mean latency + size / mean bandwidth over the
+    # device pairs; cache both means per pair of allowed-device sets (most tasks share one).
     means: dict[tuple, tuple[float, float]] = {}
     rank = [0.0] * n
     for i in reversed(p.topological_order):
@@ -181,7 +183,8 @@ def upward_rank(problem: Problem, costs: str = "mean") -> list[float]:
                 if key not in means:
                     pairs = [(u, v) for u in key[0] for v in key[1] if u != v and p.linked[u][v]]
                     k = len(pairs) or 1
-                    means[key] = (sum(p.inv_bandwidth[u][v] for u, v in pairs) / k,
+                    mean_bw = sum(1.0 / p.inv_bandwidth[u][v] for u, v in pairs) / k if pairs else 0.0
+                    means[key] = (1.0 / mean_bw if mean_bw else 0.0,
                                   sum(p.latency[u][v] for u, v in pairs) / k if pairs else 0.0)
                 inv_bw, lat = means[key]
                 comm = size * inv_bw + lat

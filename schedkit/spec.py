@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -202,10 +203,8 @@ class ProblemSpec(_Frozen):
                 raise ValueError(f"{label}: duplicate edge")
             seen.add((edge.src, edge.dst))
         graph = nx.DiGraph(list(seen))
-        try:
-            cycle = nx.find_cycle(graph)
-        except nx.NetworkXNoCycle:
-            cycle = None
+        # find_cycle is slow on large acyclic graphs: look for the cycle only when there is one.
+        cycle = None if nx.is_directed_acyclic_graph(graph) else nx.find_cycle(graph)
         if cycle:
             path = " -> ".join([u for u, _ in cycle] + [cycle[0][0]])
             raise ValueError(f"the task graph has a cycle: {path}")
@@ -215,7 +214,11 @@ class ProblemSpec(_Frozen):
         """Size of the data on ``edge`` (its own size, else its source's output size)."""
         if edge.size is not None:
             return edge.size
-        return next(t.output_size for t in self.tasks if t.name == edge.src)
+        return self._output_sizes[edge.src]
+
+    @cached_property
+    def _output_sizes(self) -> dict[str, float]:
+        return {t.name: t.output_size for t in self.tasks}
 
 
 def _unique(names: list[str], what: str) -> set[str]:

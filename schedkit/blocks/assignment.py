@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pyomo.environ as pyo
-
 from ..validate import tolerance
 from .base import Block, register_block
 
@@ -24,6 +22,8 @@ $$\mathit{end}_i = \mathit{start}_i + \sum_{d \in D_i} p_{i,d}\, x_{i,d}$$
 """
 
     def build(self, ctx, blk):
+        import pyomo.environ as pyo
+
         p = ctx.problem
         flexible = [i for i in range(len(p.tasks)) if len(p.allowed[i]) > 1]
         blk.one_device = pyo.Constraint(

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import math
 
-import pyomo.environ as pyo
-
-from ..build import linear
 from .base import Block, register_block
 
 
@@ -24,6 +21,10 @@ Devices whose capacity holds every task that may run there get no row.
 """
 
     def build(self, ctx, blk):
+        import pyomo.environ as pyo
+
+        from ..build import linear
+
         p = ctx.problem
         rows = {}
         for d, cap in enumerate(p.device_memory):

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-import pyomo.environ as pyo
-
-from ..build import linear
 from ..validate import tolerance
 from .base import Block, register_block
 
@@ -33,6 +30,10 @@ closure get no binary; terms with a fixed $x$ fold into constants.
 """
 
     def build(self, ctx, blk):
+        import pyomo.environ as pyo
+
+        from ..build import linear
+
         p = ctx.problem
         rows = {}
         for i, j in ctx.order_pairs():

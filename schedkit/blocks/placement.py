@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pyomo.environ as pyo
-
 from ..errors import ProblemError
 from .base import Block, register_block
 
@@ -23,6 +21,8 @@ $$x_{i,d} = x_{g,d} \qquad \forall i \in G \setminus \{g\},\ d \in D_i \cup D_g$
 """
 
     def build(self, ctx, blk):
+        import pyomo.environ as pyo
+
         p = ctx.problem
         rows = []
         for group, members in p.colocate_groups.items():

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import pyomo.environ as pyo
-
-from ..build import linear
 from ..validate import tolerance
 from .base import Block, register_block
 
@@ -35,6 +32,10 @@ $x_{i,u} + x_{j,v} \le 1$.
 """
 
     def build(self, ctx, blk):
+        import pyomo.environ as pyo
+
+        from ..build import linear
+
         p = ctx.problem
         rows = {}
         forbid = {}
@@ -102,11 +103,15 @@ $x_{i,u} + x_{j,v} \le 1$.
 
 
 def _row(spec):
+    from ..build import linear
+
     coefs, vars_, constant, rhs = spec
     return (rhs, linear(constant, coefs, vars_), None)
 
 
 def _at_most_one(pair):
+    import pyomo.environ as pyo
+
     a, b = pair
     if isinstance(a, int) and isinstance(b, int):
         return pyo.Constraint.Skip if a + b <= 1 else pyo.Constraint.Infeasible

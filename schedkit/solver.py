@@ -85,6 +85,10 @@ def extract_schedule(built: BuiltModel, method: str, status: str, bound, seconds
         # Proven optimal: the bound is the objective itself (up to the solver's tolerance).
         lower = max(lower, min(schedule.makespan, bound if bound is not None else schedule.makespan))
     schedule.bound = min(lower, schedule.makespan) if lower else bound
+    if schedule.status == "feasible" and schedule.bound is not None \
+            and _closed(schedule.makespan, schedule.bound):
+        # The makespan meets a proven lower bound: optimal, whatever stopped the solver.
+        schedule.status = "optimal"
     return schedule
 
 

@@ -1,0 +1,1 @@
+"""Importers: other formats turned into ``schedkit/v1`` problem data."""

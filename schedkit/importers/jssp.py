@@ -1,0 +1,66 @@
+"""The standard job-shop format (OR-Library, JSPLIB) as a ``schedkit/v1`` problem.
+
+Each operation becomes a task ``j{job}o{k}`` that runs only on its machine
+``m{machine}``; the operations of a job form a chain (edges without data).
+
+Examples
+--------
+>>> data = parse_jssp("2 2\\n0 3 1 2\\n1 4 0 1\\n", name="toy")
+>>> [t["name"] for t in data["tasks"]]
+['j0o0', 'j0o1', 'j1o0', 'j1o1']
+>>> data["tasks"][2]["durations"]
+{'m1': 4}
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import ProblemError
+
+
+def parse_jssp(text: str, name: str = "jssp") -> dict:
+    """Parse job-shop text (``n m`` then one line of ``machine duration`` pairs per job)."""
+    lines = [ln.split("#", 1)[0].split() for ln in text.splitlines()]
+    lines = [ln for ln in lines if ln]
+    if not lines:
+        raise ProblemError(f"{name}: empty job-shop file")
+    try:
+        header = [int(v) for v in lines[0]]
+    except ValueError:
+        raise ProblemError(f"{name}: the first line must hold two integers 'jobs machines'") from None
+    if len(header) != 2 or min(header) < 1:
+        raise ProblemError(f"{name}: the first line must hold two positive integers 'jobs machines'")
+    jobs, machines = header
+    if len(lines) - 1 != jobs:
+        raise ProblemError(f"{name}: header says {jobs} jobs, found {len(lines) - 1} job lines")
+    tasks, edges = [], []
+    for j, row in enumerate(lines[1:]):
+        try:
+            values = [int(v) for v in row]
+        except ValueError:
+            raise ProblemError(f"{name}: job {j}: values must be integers") from None
+        if len(values) % 2:
+            raise ProblemError(f"{name}: job {j}: expected 'machine duration' pairs")
+        for k in range(len(values) // 2):
+            machine, duration = values[2 * k], values[2 * k + 1]
+            if not 0 <= machine < machines:
+                raise ProblemError(f"{name}: job {j}: machine {machine} outside 0..{machines - 1}")
+            if duration < 0:
+                raise ProblemError(f"{name}: job {j}: negative duration {duration}")
+            tasks.append({"name": f"j{j}o{k}", "durations": {f"m{machine}": duration}})
+            if k:
+                edges.append({"src": f"j{j}o{k - 1}", "dst": f"j{j}o{k}", "size": 0})
+    return {"format": "schedkit/v1", "name": name,
+            "devices": [{"name": f"m{m}"} for m in range(machines)],
+            "tasks": tasks, "edges": edges}
+
+
+def load_jssp(path: str | Path) -> dict:
+    """Read a job-shop file; the problem is named after the file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ProblemError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return parse_jssp(text, name=path.stem)
