@@ -1,0 +1,249 @@
+"""What the search heuristics (``annealing``, ``evolution``) share.
+
+A search state is a *device string*: one device per task. :class:`PlacementSpace`
+knows which strings are feasible (allowed devices, static memory, collocation, links
+between the devices of adjacent tasks) and makes moves; a string is timed by
+:class:`~schedkit.heuristics.components.OrderedTiming` in breadth-first topological
+order (DiviML's evaluation). :class:`SearchMethod` holds the common options, the
+starting point and the final schedule.
+
+Collocated tasks move together: a collocation group is one *unit* of the search,
+on the devices all its members may use; every other task is a unit of its own.
+
+Examples
+--------
+>>> from schedkit import Problem
+>>> p = Problem.load("examples/tiny.yaml")
+>>> space = PlacementSpace(p)
+>>> [p.tasks[space.units[u][0]] for u in space.movable]   # 'sample' runs on the cpu only
+['embed', 'attn', 'mlp', 'norm', 'logits']
+>>> device_of = [0, 0, 0, 0, 0, 1]
+>>> space.feasible(device_of)
+True
+>>> space.move(device_of, space.loads(device_of), [(0, 1)])[0]   # embed to the cpu
+[1, 0, 0, 0, 0, 1]
+"""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar, Sequence
+
+from pydantic import Field
+
+from schedkit.bounds import lower_bound
+from schedkit.errors import ProblemError, SchedkitError
+from schedkit.methods import METHODS, Method, MethodOptions
+from schedkit.problem import Problem
+from schedkit.schedule import Schedule
+from schedkit.simulator import list_schedule, to_schedule
+
+from .components import OrderedTiming, bfs_order, fastest_devices, order_priority
+
+__all__ = ["PlacementSpace", "SearchOptions", "SearchMethod"]
+
+#: Absolute slack of the memory check (the simulator's own).
+MEMORY_SLACK = 1e-9
+
+
+class PlacementSpace:
+    """Feasible device strings of a problem, and moves between them.
+
+    Parameters
+    ----------
+    problem : Problem
+
+    Attributes
+    ----------
+    units : list of list of int
+        The tasks that move together (a collocation group, or one task), by first task.
+    unit_of : list of int
+        Each task's unit.
+    devices : list of tuple of int
+        Devices a unit may use (the intersection over its tasks).
+    movable : list of int
+        Units with a choice of device.
+
+    Raises
+    ------
+    ProblemError
+        When the tasks of a collocation group share no device.
+    """
+
+    def __init__(self, problem: Problem):
+        p = problem
+        self.problem = p
+        n = len(p.tasks)
+        groups = p.colocate_groups
+        group_of = {i: name for name, members in groups.items() for i in members}
+        self.units: list[list[int]] = []
+        self.unit_of = [-1] * n
+        for i in range(n):
+            if self.unit_of[i] >= 0:
+                continue
+            members = groups[group_of[i]] if i in group_of else [i]
+            for k in members:
+                self.unit_of[k] = len(self.units)
+            self.units.append(list(members))
+        self.devices: list[tuple[int, ...]] = []
+        for members in self.units:
+            common = set(p.allowed[members[0]]).intersection(*(p.allowed[k] for k in members[1:]))
+            if not common:
+                raise ProblemError(f"collocation group '{group_of[members[0]]}': its tasks share no device")
+            self.devices.append(tuple(sorted(common)))
+        self.memory = [sum(p.task_memory[k] for k in members) for members in self.units]
+        self.capacity = list(p.device_memory)
+        self.movable = [u for u, devices in enumerate(self.devices) if len(devices) > 1]
+        # Edges that leave a unit and carry data: their ends' devices must be linked.
+        self.fully_linked = all(all(row) for row in p.linked)
+        self.boundary: list[list[tuple[int, bool]]] = [[] for _ in self.units]
+        for i, j, size in p.edges:
+            if size == 0 or self.unit_of[i] == self.unit_of[j]:
+                continue
+            self.boundary[self.unit_of[i]].append((j, True))
+            self.boundary[self.unit_of[j]].append((i, False))
+
+    def loads(self, device_of: Sequence[int]) -> list[float]:
+        """Static memory used on every device by ``device_of``."""
+        used = [0.0] * len(self.capacity)
+        for i, d in enumerate(device_of):
+            used[d] += self.problem.task_memory[i]
+        return used
+
+    def feasible(self, device_of: Sequence[int]) -> bool:
+        """Whether ``device_of`` respects allowed devices, memory, collocation and links."""
+        p = self.problem
+        if any(d not in p.allowed[i] for i, d in enumerate(device_of)):
+            return False
+        for members in self.units:
+            if any(device_of[k] != device_of[members[0]] for k in members):
+                return False
+        if any(used > cap + MEMORY_SLACK for used, cap in zip(self.loads(device_of), self.capacity)):
+            return False
+        return all(p.pair_allowed(size, device_of[i], device_of[j]) for i, j, size in p.edges)
+
+    def other_device(self, u: int, current: int, rng) -> int:
+        """A device of unit ``u`` other than ``current``, uniformly at random (``rng``: a ``random.Random``)."""
+        devices = self.devices[u]
+        k = rng.randrange(len(devices) - 1)
+        return devices[k] if devices[k] != current else devices[-1]
+
+    def move(self, device_of: Sequence[int], loads: Sequence[float],
+             changes: Sequence[tuple[int, int]]) -> tuple[list[int], list[float]] | None:
+        """Move units to new devices: the new string and loads, or ``None`` when infeasible.
+
+        Parameters
+        ----------
+        device_of, loads : sequences
+            A feasible string and its :meth:`loads` (left unchanged).
+        changes : sequence of (unit, device)
+            Each unit at most once, each device one the unit may use.
+        """
+        new = list(device_of)
+        used = list(loads)
+        touched = set()
+        for u, d in changes:
+            old = device_of[self.units[u][0]]
+            if old == d:
+                continue
+            for k in self.units[u]:
+                new[k] = d
+            used[old] -= self.memory[u]
+            used[d] += self.memory[u]
+            touched.add(d)
+        for d in touched:
+            if used[d] > self.capacity[d] + MEMORY_SLACK:
+                return None
+        if not self.fully_linked:
+            linked = self.problem.linked
+            for u, d in changes:
+                for other, outgoing in self.boundary[u]:
+                    a, b = (d, new[other]) if outgoing else (new[other], d)
+                    if not linked[a][b]:
+                        return None
+        return new, used
+
+
+class SearchOptions(MethodOptions):
+    """Options of the search heuristics."""
+
+    seed: int = 0
+    """Seed of the random generator: a seed and an iteration budget give one schedule."""
+    iterations: int = Field(5000, ge=0)
+    """Number of candidate strings drawn (infeasible ones count)."""
+    time_limit: float | None = Field(None, gt=0)
+    """Stop after this many seconds even if iterations remain (the result then depends
+    on the machine's speed)."""
+    start: str | None = None
+    """Registered method whose schedule starts the search; ``None``: each task on its
+    fastest allowed device."""
+    insertion: bool = True
+    """Time strings with insertion (a task may fill an idle gap on its device); ``False``
+    queues the tasks on every device in breadth-first order, as DiviML does."""
+
+
+class SearchMethod(Method):
+    """Base class of the searches over device strings (not registered itself).
+
+    Subclasses implement :meth:`search`; :meth:`run` prepares the starting string,
+    the timing and the space, and turns the best string found into a schedule. The
+    result is never worse than the starting point: when ``start`` names a method,
+    that method's own schedule competes with the strings the search times.
+    """
+
+    Options: ClassVar[type[MethodOptions]] = SearchOptions
+
+    def search(self, space: PlacementSpace, timing: OrderedTiming, device_of: list[int],
+               value: float, deadline: float | None) -> tuple[list[int], float]:
+        """Improve the feasible string ``device_of`` (makespan ``value``); return the best string.
+
+        ``timing`` has ``device_of`` kept (see :meth:`OrderedTiming.keep`): a candidate that
+        differs from the kept string from position ``first`` of the order on is timed by
+        ``timing(candidate, first)``; keep it when it becomes the current string.
+        """
+        raise NotImplementedError
+
+    def starting_point(self, problem: Problem, space: PlacementSpace) -> tuple[list[int], Schedule | None]:
+        """The first string, and the schedule of the ``start`` method if one is named."""
+        name = self.options.start
+        if name is None:
+            device_of = fastest_devices(problem)
+            if space.feasible(device_of):
+                return device_of, None
+            # Memory, collocation or links forbid it: the fastest device where the task fits (MET).
+            name = "met"
+        if name == self.name:
+            raise SchedkitError(f"method '{self.name}': option 'start' cannot name the method itself")
+        schedule = METHODS.get(name)().solve(problem)
+        if not schedule.tasks:
+            raise SchedkitError(f"method '{self.name}': start method '{name}' found no schedule "
+                                f"(status {schedule.status})")
+        return placement_indices(problem, schedule), \
+            (schedule if self.options.start is not None else None)
+
+    def run(self, problem: Problem) -> Schedule:
+        began = time.perf_counter()
+        limit = self.options.time_limit
+        space = PlacementSpace(problem)
+        order = bfs_order(problem)
+        timing = OrderedTiming(problem, order, insertion=self.options.insertion)
+        device_of, start_schedule = self.starting_point(problem, space)
+        deadline = None if limit is None else began + limit
+        value = timing(device_of)
+        timing.keep()
+        best, value = self.search(space, timing, device_of, value, deadline)
+        bound = lower_bound(problem)
+        if start_schedule is not None and start_schedule.makespan <= value:
+            # The search found nothing better than the start method's own schedule.
+            where = {r.task: r for r in start_schedule.tasks}
+            return to_schedule(problem, placement_indices(problem, start_schedule),
+                               [where[t].start for t in problem.tasks], self.name, bound=bound)
+        device_of, start = list_schedule(problem, order_priority(order), device_of=best,
+                                         insertion=self.options.insertion)
+        return to_schedule(problem, device_of, start, self.name, bound=bound)
+
+
+def placement_indices(problem: Problem, schedule: Schedule) -> list[int]:
+    """Each task's device index in ``schedule``."""
+    where = schedule.placement()
+    return [problem.device_index[where[t]] for t in problem.tasks]

@@ -1,0 +1,30 @@
+"""The list-scheduling base class: a priority rule plus a device rule."""
+
+from method_contract import example
+from schedkit.bounds import lower_bound
+from schedkit.heuristics.components import bfs_order, order_priority
+from schedkit.heuristics.list_scheduling import ListSchedulingMethod
+
+
+class LastDevice(ListSchedulingMethod):
+    """Every task on its highest-index candidate, in breadth-first order."""
+
+    name = "last-device"
+
+    def priority(self, problem):
+        return order_priority(bfs_order(problem))
+
+    def rule(self, problem):
+        return lambda i, options: max(o[0] for o in options)
+
+
+def test_composes_rules():
+    p = example("topcuoglu2002.json")
+    s = LastDevice().solve(p)
+    assert {r.device for r in s.tasks} == {"p3"}
+    assert s.makespan == sum(p.durations[i][2] for i in range(len(p.tasks)))
+    assert s.status == "heuristic" and s.bound == lower_bound(p)
+
+
+def test_insertion_option():
+    assert LastDevice(insertion=False).options.insertion is False
