@@ -1,0 +1,233 @@
+"""Benchmark every registered method: small instances against the optimum, a large graph against the bound.
+
+(a) Random ordered Erdos-Renyi DAGs of 14 tasks on 3 heterogeneous devices
+    (:func:`schedkit.generators.erdos_renyi`): every method's makespan divided by the
+    optimum of ``schedkit.solve(problem, "milp")``; the table gives the geometric mean and
+    the worst ratio, and how often the method found an optimum.
+(b) A layered graph after Mayer et al. (2017) (:func:`schedkit.generators.layered`;
+    by default 40 levels x 100 tasks, about 40 000 edges, 50 devices): every method but
+    ``milp``, makespan divided by :func:`schedkit.bounds.lower_bound`, with wall-clock
+    seconds (``solve`` including the validation of the schedule). Methods that accept a
+    ``time_limit`` (the searches) get ``--search-seconds``.
+
+Progress goes to stderr, tables to stdout; ``--json FILE`` also writes every figure.
+
+Usage::
+
+    python benchmarks/heuristics.py              # 20 small instances + the 4k-task graph
+    python benchmarks/heuristics.py --quick      # 5 small instances + a 1k-task graph
+    python benchmarks/heuristics.py --skip-small --methods heft,critical_path+pct,hash+fifo
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+
+import schedkit
+from schedkit import Problem, SchedkitError, solve
+from schedkit.bounds import lower_bound
+from schedkit.generators import erdos_renyi, layered
+from schedkit.io import write_text_atomic
+from schedkit.methods import METHODS
+
+
+class Progress:
+    """A one-line progress bar on stderr (one line per step when stderr is not a terminal)."""
+
+    def __init__(self, total: int, label: str):
+        self.total, self.label, self.done = total, label, 0
+        self.tty = sys.stderr.isatty()
+        self.began = time.perf_counter()
+
+    def step(self, what: str) -> None:
+        self.done += 1
+        elapsed = time.perf_counter() - self.began
+        if self.tty:
+            width = 30
+            filled = int(width * self.done / max(1, self.total))
+            sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] "
+                             f"{self.done}/{self.total} {elapsed:6.1f}s {what[:30]:<30}")
+            if self.done == self.total:
+                sys.stderr.write("\n")
+        else:
+            sys.stderr.write(f"{self.label} {self.done}/{self.total} {elapsed:.1f}s {what}\n")
+        sys.stderr.flush()
+
+
+def pick_methods(spec: str | None) -> list[str]:
+    names = [name for name, _ in schedkit.list_methods()]
+    if not spec:
+        return names
+    wanted = [w.strip() for w in spec.split(",") if w.strip()]
+    unknown = [w for w in wanted if w not in names]
+    if unknown:
+        raise SystemExit(f"unknown methods: {', '.join(unknown)} (known: {', '.join(names)})")
+    return wanted
+
+
+def geometric_mean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.nan
+
+
+def run_small(args, methods: list[str]) -> dict:
+    heuristics = [m for m in methods if m != "milp"]
+    progress = Progress(args.instances * (1 + len(heuristics)), "small")
+    ratios: dict[str, list[float]] = {m: [] for m in heuristics}
+    seconds: dict[str, list[float]] = {m: [] for m in heuristics}
+    errors: dict[str, int] = {m: 0 for m in heuristics}
+    milp_seconds = []
+    skipped = 0
+    for k in range(args.instances):
+        problem = Problem.from_dict(erdos_renyi(args.tasks, args.edge_prob, args.small_devices,
+                                                seed=args.seed + k))
+        began = time.perf_counter()
+        exact = solve(problem, "milp", time_limit=args.milp_time_limit)
+        milp_seconds.append(time.perf_counter() - began)
+        progress.step(f"milp #{k}: {exact.status}")
+        for name in heuristics:
+            if exact.status != "optimal":
+                progress.step(name)
+                continue
+            began = time.perf_counter()
+            try:
+                s = solve(problem, name)
+            except SchedkitError:
+                errors[name] += 1
+            else:
+                ratios[name].append(s.makespan / exact.makespan)
+            seconds[name].append(time.perf_counter() - began)
+            progress.step(name)
+        if exact.status != "optimal":
+            skipped += 1
+    rows = []
+    for name in heuristics:
+        r = ratios[name]
+        spent = seconds[name]
+        rows.append({"method": name, "geomean_ratio": geometric_mean(r),
+                     "worst_ratio": max(r, default=math.nan),
+                     "optimal": sum(v <= 1 + 1e-6 for v in r), "instances": len(r),
+                     "errors": errors[name],
+                     "mean_seconds": sum(spent) / len(spent) if spent else math.nan})
+    rows.sort(key=lambda row: (row["geomean_ratio"], row["method"]))
+    milp_mean = sum(milp_seconds) / len(milp_seconds) if milp_seconds else math.nan
+    print(f"\n(a) {args.instances} random ER DAGs, {args.tasks} tasks x {args.small_devices} devices "
+          f"(edge prob {args.edge_prob}), ratio to the MILP optimum"
+          f" ({skipped} without a proven optimum skipped; MILP mean {milp_mean:.2f}s)")
+    print(f"{'method':<22} {'geo-mean':>9} {'worst':>7} {'optimal':>8} {'seconds':>9}")
+    for row in rows:
+        print(f"{row['method']:<22} {row['geomean_ratio']:>9.3f} {row['worst_ratio']:>7.3f} "
+              f"{row['optimal']:>4}/{row['instances']:<3} {row['mean_seconds']:>9.4f}"
+              + (f"  ({row['errors']} errors)" if row["errors"] else ""))
+    return {"rows": rows, "skipped": skipped, "milp_seconds": milp_seconds}
+
+
+def run_large(args, methods: list[str]) -> dict:
+    heuristics = [m for m in methods if m != "milp"]
+    sys.stderr.write(f"large: generating {args.levels} x {args.width} tasks, "
+                     f"{args.large_devices} devices...\n")
+    began = time.perf_counter()
+    data = layered(args.levels, args.width, args.large_edge_prob, args.long_range_prob,
+                   args.large_devices, seed=args.seed, size=tuple(args.size))
+    generate_seconds = time.perf_counter() - began
+    began = time.perf_counter()
+    problem = Problem.from_dict(data)
+    load_seconds = time.perf_counter() - began
+    began = time.perf_counter()
+    bound = lower_bound(problem)
+    bound_seconds = time.perf_counter() - began
+    sys.stderr.write(f"large: {problem!r}: generated in {generate_seconds:.2f}s, loaded in "
+                     f"{load_seconds:.2f}s, bound {bound:.6g} in {bound_seconds:.2f}s\n")
+    progress = Progress(len(heuristics), "large")
+    rows = []
+    for name in heuristics:
+        options = {}
+        if "time_limit" in METHODS.get(name).Options.model_fields:
+            options["time_limit"] = args.search_seconds
+        began = time.perf_counter()
+        try:
+            s = solve(problem, name, **options)
+        except SchedkitError as exc:
+            rows.append({"method": name, "makespan": math.nan, "ratio": math.nan,
+                         "seconds": time.perf_counter() - began, "error": str(exc)})
+        else:
+            rows.append({"method": name, "makespan": s.makespan, "ratio": s.makespan / bound,
+                         "seconds": time.perf_counter() - began,
+                         "run_seconds": s.solve_seconds})
+        progress.step(name)
+    rows.sort(key=lambda row: (math.isnan(row["makespan"]), row["makespan"], row["method"]))
+    print(f"\n(b) layered graph: {len(problem.tasks)} tasks, {len(problem.edges)} edges, "
+          f"{len(problem.devices)} devices; lower bound {bound:.6g} "
+          f"(generate {generate_seconds:.2f}s, load {load_seconds:.2f}s)")
+    print(f"{'method':<22} {'makespan':>11} {'ratio':>8} {'seconds':>9}")
+    for row in rows:
+        if "error" in row:
+            print(f"{row['method']:<22} {'error':>11} {'':>8} {row['seconds']:>9.2f}  {row['error']}")
+        else:
+            print(f"{row['method']:<22} {row['makespan']:>11.6g} {row['ratio']:>8.3f} "
+                  f"{row['seconds']:>9.2f}")
+    by_name = {row["method"]: row for row in rows}
+    cp, hf = by_name.get("critical_path+pct"), by_name.get("hash+fifo")
+    if cp and hf and not math.isnan(cp["makespan"]) and not math.isnan(hf["makespan"]):
+        print(f"\nhash+fifo / critical_path+pct makespan: {hf['makespan'] / cp['makespan']:.2f}x "
+              f"(Mayer et al.: critical-path aware strategies up to 4x faster)")
+    return {"tasks": len(problem.tasks), "edges": len(problem.edges),
+            "devices": len(problem.devices), "bound": bound, "generate_seconds": generate_seconds,
+            "load_seconds": load_seconds, "rows": rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="5 small instances and a 1k-task graph")
+    parser.add_argument("--methods", default=None, help="comma-separated method names (default: all)")
+    parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    parser.add_argument("--skip-small", action="store_true", help="skip the comparison with the optimum")
+    parser.add_argument("--skip-large", action="store_true", help="skip the large graph")
+    small = parser.add_argument_group("small instances (a)")
+    small.add_argument("--instances", type=int, default=None,
+                       help="number of instances (default 20; quick 5)")
+    small.add_argument("--tasks", type=int, default=14, help="tasks per instance (default 14)")
+    small.add_argument("--edge-prob", type=float, default=0.3, help="ER edge probability (default 0.3)")
+    small.add_argument("--small-devices", type=int, default=3, help="devices (default 3)")
+    small.add_argument("--milp-time-limit", type=float, default=120.0,
+                       help="seconds per MILP (default 120)")
+    large = parser.add_argument_group("large graph (b)")
+    large.add_argument("--levels", type=int, default=None, help="levels (default 40; quick 20)")
+    large.add_argument("--width", type=int, default=None, help="tasks per level (default 100; quick 50)")
+    large.add_argument("--large-edge-prob", type=float, default=None,
+                       help="edge probability between adjacent levels (default 0.1; quick 0.2)")
+    large.add_argument("--long-range-prob", type=float, default=0.3,
+                       help="skip-edge probability (default 0.3)")
+    large.add_argument("--large-devices", type=int, default=None, help="devices (default 50; quick 20)")
+    large.add_argument("--size", type=float, nargs=2, default=(1.0, 10.0), metavar=("LOW", "HIGH"),
+                       help="range of tensor sizes (default 1 10; larger is more communication-bound)")
+    large.add_argument("--search-seconds", type=float, default=20.0,
+                       help="time_limit for methods that take one (default 20)")
+    parser.add_argument("--json", default=None, metavar="FILE", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+    quick = args.quick
+    args.instances = args.instances if args.instances is not None else (5 if quick else 20)
+    args.levels = args.levels if args.levels is not None else (20 if quick else 40)
+    args.width = args.width if args.width is not None else (50 if quick else 100)
+    if args.large_edge_prob is None:
+        args.large_edge_prob = 0.2 if quick else 0.1
+    if args.large_devices is None:
+        args.large_devices = 20 if quick else 50
+    if quick and args.search_seconds == 20.0:
+        args.search_seconds = 5.0
+    methods = pick_methods(args.methods)
+    results = {"schedkit": schedkit.__version__, "arguments": vars(args)}
+    if not args.skip_small:
+        results["small"] = run_small(args, methods)
+    if not args.skip_large:
+        results["large"] = run_large(args, methods)
+    if args.json:
+        write_text_atomic(args.json, json.dumps(results, indent=1, default=str) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
