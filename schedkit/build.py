@@ -88,17 +88,30 @@ class BuildContext:
                   for i in range(len(p.tasks))}
         model.start = pyo.Var(p.tasks, domain=pyo.NonNegativeReals, bounds=lambda m, t: bounds[t], dense=True)
         self._starts = [model.start[t] for t in p.tasks]
+        # Tasks with a choice of device get an 'end' column defined once
+        # (end = start + sum_d p[i,d] x[i,d]); rows then refer to end[i] alone, which
+        # halves the nonzeros of the disjunctive rows. A fixed task's end is start + p.
+        flexible = [t for i, t in enumerate(p.tasks) if len(p.allowed[i]) > 1]
+        end_bounds = {t: (bounds[t][0] + p.min_duration[p.task_index[t]],
+                          self.horizon - self.tails[p.task_index[t]] + slack) for t in flexible}
+        model.end = pyo.Var(flexible, domain=pyo.NonNegativeReals, bounds=lambda m, t: end_bounds[t],
+                            dense=True)
         ends = []
+        definitions = {}
         for i in range(len(p.tasks)):
-            coefs, vars_, constant = [1.0], [self._starts[i]], 0.0
+            if len(p.allowed[i]) == 1:
+                ends.append((p.durations[i][p.allowed[i][0]], [1.0], [self._starts[i]]))
+                continue
+            end = model.end[p.tasks[i]]
+            coefs, vars_ = [1.0, -1.0], [end, self._starts[i]]
             for d, dur in p.durations[i].items():
-                var = self.x_var(i, d) if len(p.allowed[i]) > 1 else None
-                if var is None:
-                    constant += dur
-                elif dur:
-                    coefs.append(dur)
-                    vars_.append(var)
-            ends.append((constant, coefs, vars_))
+                if dur:
+                    coefs.append(-dur)
+                    vars_.append(self.x_var(i, d))
+            definitions[p.tasks[i]] = (coefs, vars_)
+            ends.append((0.0, [1.0], [end]))
+        model.end_def = pyo.Constraint(list(definitions), rule=lambda m, t: (
+            0.0, linear(0.0, *definitions[t]), 0.0))
         self._end_terms = ends
 
     def start(self, i: int):

@@ -148,6 +148,8 @@ def set_warm_start(built: BuiltModel, schedule: Schedule) -> None:
             if var is not None:
                 var.set_value(1 if e == d else 0)
         ctx.start(i).set_value(row.start)
+        if len(p.allowed[i]) > 1:
+            built.model.end[name].set_value(row.end)
     if hasattr(built.model, "order"):
         for a, b in ctx.order_pairs():
             ra, rb = where[p.tasks[a]], where[p.tasks[b]]

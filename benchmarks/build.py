@@ -1,0 +1,54 @@
+"""Model build and LP-write time of the latency formulation on random DAGs (x 4 devices).
+
+Prints, per size: rows, columns, build seconds, LP-write seconds, and the whole-process
+time of ``schedkit export`` (Python start-up and imports included) for the 100-task case.
+
+    python benchmarks/build.py [--sizes 50 100 200] [--edge-prob 0.05]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from schedkit import Problem
+from schedkit.export import write_model
+from schedkit.generators import erdos_renyi
+from schedkit.milp import Milp
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[50, 100, 200])
+    parser.add_argument("--devices", type=int, default=4)
+    parser.add_argument("--edge-prob", type=float, default=0.05)
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp())
+    print(f"{'tasks':>6} {'edges':>6} {'rows':>8} {'cols':>7} {'build s':>8} {'write s':>8}")
+    for n in args.sizes:
+        data = erdos_renyi(tasks=n, edge_prob=args.edge_prob, devices=args.devices, seed=1)
+        problem = Problem.from_dict(data)
+        began = time.perf_counter()
+        built = Milp().build(problem)
+        build = time.perf_counter() - began
+        began = time.perf_counter()
+        names = write_model(built, folder / f"r{n}.lp")
+        write = time.perf_counter() - began
+        print(f"{n:>6} {len(problem.edges):>6} {built.model.nconstraints():>8} {len(names):>7} "
+              f"{build:>8.2f} {write:>8.2f}", flush=True)
+        if n == 100:
+            path = folder / "r100.json"
+            path.write_text(json.dumps(data))
+            began = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "schedkit.cli", "export", str(path), "-o",
+                            str(folder / "r100-cli.lp")], check=True, capture_output=True)
+            print(f"  whole process 'schedkit export' of 100 tasks: {time.perf_counter() - began:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
