@@ -172,8 +172,9 @@ def cmd_load_solution(args) -> int:
     from .export import load_solution
 
     problem = _load_problem(args.problem)
-    built = _milp(args.formulation).build(problem)
-    schedule = load_solution(built, args.solution, method=f"external:{built.context.model.name}")
+    milp = _milp(args.formulation)
+    built = milp.build(problem)
+    schedule = load_solution(built, args.solution, method=f"external:{milp.formulation.name}")
     print(schedule.summary())
     if args.output:
         schedule.write(args.output)

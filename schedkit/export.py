@@ -1,8 +1,9 @@
 """LP/MPS export with readable names, and reading an external solver's solution back.
 
-Names show the block of every row: ``precedence.delay(attn_norm_data)``,
-``no_overlap.disjunct(attn_mlp_gpu0_before)``; columns are ``x(attn_gpu0)``,
-``start(attn)``, ``order(attn_mlp)`` and ``makespan``.
+Names show the block of every row, as Pyomo's LP writer spells them:
+``c_l_precedence_delay(attn_norm_data)_``, ``c_l_no_overlap_disjunct(attn_mlp_gpu0_before)_``
+(``c_l``/``c_u``/``c_e``: a lower, upper or equality row); columns are ``x(attn_gpu0)``,
+``start(attn)``, ``end(attn)``, ``order(attn_mlp)`` and ``makespan``.
 
 Examples
 --------

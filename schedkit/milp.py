@@ -26,8 +26,8 @@ class MilpOptions(MethodOptions):
     verbose: bool = False
     """Stream the solver log."""
     warm_start: str = "auto"
-    """``auto``: the best of the kernel's list schedules starts the solver and sets the big-M
-    horizon; ``none``: same horizon, no starting solution; or the name of a method whose
+    """``auto``: the best of a short seeded annealing from HEFT (when the heuristics are
+    installed) and the kernel's list schedules starts the solver and sets the big-M horizon; ``none``: same horizon, no starting solution; or the name of a method whose
     schedule starts the solver (when it satisfies every block of the formulation)."""
 
     @field_validator("time_limit", "gap")
@@ -69,7 +69,9 @@ class Milp(Method):
 
         o = self.options
         warm = None
-        if o.warm_start not in ("auto", "none"):
+        if o.warm_start == "auto":
+            warm = _search_start(problem)
+        elif o.warm_start != "none":
             if o.warm_start == self.name:
                 raise SchedkitError("--warm-start cannot be 'milp' itself")
             warm = solve(problem, o.warm_start)
@@ -77,3 +79,26 @@ class Milp(Method):
         return solve_model(built, solver=o.solver, time_limit=o.time_limit, gap=o.gap,
                            threads=o.threads, verbose=o.verbose, warm_start=o.warm_start != "none",
                            method=f"milp:{self.formulation.name}")
+
+
+#: Iterations of the automatic warm-start search per task (deterministic: seed 0).
+AUTO_SEARCH_ITERATIONS_PER_TASK = 100
+AUTO_SEARCH_MAX_TASKS = 400
+
+
+def _search_start(problem: Problem):
+    """A short seeded annealing from HEFT, when the heuristics package registers it.
+
+    The kernel's own list schedules still compete in :func:`~schedkit.horizon.choose_horizon`,
+    which keeps the best schedule that satisfies every block of the formulation.
+    """
+    from .errors import ProblemError
+    from .methods import METHODS
+
+    if len(problem.tasks) > AUTO_SEARCH_MAX_TASKS or "annealing" not in METHODS:
+        return None
+    try:
+        return solve(problem, "annealing", seed=0,
+                     iterations=AUTO_SEARCH_ITERATIONS_PER_TASK * len(problem.tasks))
+    except ProblemError:  # no heuristic placement (memory): the list schedules or the serial horizon remain
+        return None
