@@ -4,7 +4,7 @@ Priority: the upward rank with mean costs,
 ``rank(i) = mean_d w(i, d) + max over successors j of (c(i, j) + rank(j))``, where
 ``w(i, d)`` are the durations on the task's allowed devices and ``c(i, j)`` is the
 edge's transfer time averaged over the linked pairs of *distinct* allowed devices
-(``size * mean(1 / bandwidth) + mean(latency)``; see
+(``mean(latency) + size / mean(bandwidth)``, as in the paper; see
 :func:`schedkit.simulator.upward_rank`). Tasks go in decreasing rank, equal ranks
 in file order. Device: the earliest finish time, with insertion into idle gaps;
 equal finishes go to the lowest device index.
