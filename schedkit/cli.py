@@ -258,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     except SchedkitError as exc:
         print(f"schedkit: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:  # e.g. 'schedkit describe | head': the reader left, nothing to report
+        sys.stderr.close()
+        return 0
     except OSError as exc:
         target = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"schedkit: error: {target}{exc.strerror or exc}", file=sys.stderr)

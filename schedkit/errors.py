@@ -13,8 +13,12 @@ class ProblemError(SchedkitError, ValueError):
     """A problem file or problem object is malformed or inconsistent."""
 
 
-class FormulationError(SchedkitError, ValueError):
-    """A formulation names an unknown block or misses a block it depends on."""
+class FormulationError(SchedkitError):
+    """A formulation names an unknown block or misses a block it depends on.
+
+    Not a ``ValueError``: pydantic would wrap it into a ``ValidationError`` when it is
+    raised while a :class:`~schedkit.formulation.Formulation` is constructed.
+    """
 
 
 class SolverError(SchedkitError, RuntimeError):

@@ -59,6 +59,10 @@ class Milp(Method):
             super().__init__(**({"formulation": formulation} if formulation else {}), **options)
             self.formulation = get_formulation(self.options.formulation)
         self.blocks = list(self.formulation.blocks)
+        if self.options.solver not in ("highs", "appsi_highs"):
+            from .solver import pyomo_solver
+
+            pyomo_solver(self.options.solver)  # fail before any model is built
 
     def build(self, problem: Problem, warm=None):
         """Build the model of ``problem`` (a :class:`~schedkit.build.BuiltModel`)."""

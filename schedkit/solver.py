@@ -74,22 +74,48 @@ def extract_schedule(built: BuiltModel, method: str, status: str, bound, seconds
         else:
             device_of.append(max(p.allowed[i], key=lambda d: pyo.value(ctx.x(i, d), exception=False) or 0.0))
     starts = [pyo.value(ctx.start(i), exception=False) or 0.0 for i in range(len(p.tasks))]
-    orders: list[list[int]] = [[] for _ in p.devices]
-    for i in sorted(range(len(p.tasks)), key=lambda i: (starts[i], p.heads[i], i)):
-        orders[device_of[i]].append(i)
-    exact = fixed_order_times(p, device_of, orders)
+    exact = fixed_order_times(p, device_of, device_orders(p, device_of, starts))
     bound = _finite(bound)
     schedule = to_schedule(p, device_of, exact, method, status=status, solve_seconds=seconds)
     lower = max(built.lower_bound, bound or 0.0)
     if status == "optimal":
         # Proven optimal: the bound is the objective itself (up to the solver's tolerance).
         lower = max(lower, min(schedule.makespan, bound if bound is not None else schedule.makespan))
+    solver_makespan = pyo.value(built.model.makespan, exception=False)
+    if status == "optimal" and solver_makespan is not None \
+            and schedule.makespan > solver_makespan + 1e-6 * max(1.0, solver_makespan):
+        # The read-back schedule is longer than the solver's: optimality is not shown for it.
+        status = schedule.status = "feasible"
+        lower = max(built.lower_bound, bound or 0.0)
     schedule.bound = min(lower, schedule.makespan) if lower else bound
     if schedule.status == "feasible" and schedule.bound is not None \
             and _closed(schedule.makespan, schedule.bound):
         # The makespan meets a proven lower bound: optimal, whatever stopped the solver.
         schedule.status = "optimal"
     return schedule
+
+
+def device_orders(problem, device_of, starts) -> list[list[int]]:
+    """Task order on every device from solver start times, never against the task graph.
+
+    Sorting by start alone can put a zero-length task after its successor (equal
+    starts, or starts within the solver's tolerance). Tasks are instead taken in one
+    topological order that always picks the ready task with the earliest start.
+    """
+    import heapq
+
+    indegree = [len(problem.preds[i]) for i in range(len(problem.tasks))]
+    heap = [(starts[i], i) for i in range(len(problem.tasks)) if indegree[i] == 0]
+    heapq.heapify(heap)
+    orders: list[list[int]] = [[] for _ in problem.devices]
+    while heap:
+        _, i = heapq.heappop(heap)
+        orders[device_of[i]].append(i)
+        for j, _ in problem.succs[i]:
+            indegree[j] -= 1
+            if indegree[j] == 0:
+                heapq.heappush(heap, (starts[j], j))
+    return orders
 
 
 # ---------------------------------------------------------------------- HiGHS
@@ -159,15 +185,32 @@ def set_warm_start(built: BuiltModel, schedule: Schedule) -> None:
 
 
 # ---------------------------------------------------------------------- other solvers
-def _solve_pyomo(built, solver, time_limit, gap, threads, verbose):
+def pyomo_solver(solver: str):
+    """The Pyomo solver called ``solver``; :class:`SolverError` when it is not available.
+
+    Pyomo logs a traceback of its own when it probes a missing executable: its
+    loggers are muted during the probe, the one-line error says it instead.
+    """
+    import logging
+
+    logger = logging.getLogger("pyomo")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL + 1)
     try:
         opt = pyo.SolverFactory(solver)
-        available = opt is not None and opt.available(exception_flag=False)
+        available = opt is not None and bool(opt.available(exception_flag=False))
     except Exception:  # some plug-ins raise on probing when their binary is missing
         available = False
+    finally:
+        logger.setLevel(level)
     if not available:
         raise SolverError(f"solver '{solver}' is not installed or not available to Pyomo "
                           f"(the default 'highs' is always available)")
+    return opt
+
+
+def _solve_pyomo(built, solver, time_limit, gap, threads, verbose):
+    opt = pyomo_solver(solver)
     names = _OPTION_NAMES.get(solver.split("_")[0], (None, None, None))
     options = {}
     for value, key in ((time_limit, names[0]), (gap, names[1]), (threads, names[2])):

@@ -1,0 +1,76 @@
+"""Bad problem files shared by the spec, problem and CLI tests.
+
+Each case is ``(id, file suffix, file text, words the one-line error must contain)``.
+"""
+
+import json
+
+
+def _base(**changes):
+    data = {
+        "format": "schedkit/v1", "name": "bad",
+        "devices": [{"name": "gpu", "memory": 10}, {"name": "cpu"}],
+        "links": [{"src": "gpu", "dst": "cpu", "bandwidth": 2}],
+        "tasks": [{"name": "a", "durations": {"gpu": 1, "cpu": 2}},
+                  {"name": "b", "durations": {"gpu": 1, "cpu": 2}}],
+        "edges": [{"src": "a", "dst": "b", "size": 1}],
+    }
+    data.update(changes)
+    return data
+
+
+def _task(name="a", **fields):
+    task = {"name": name, "durations": {"gpu": 1, "cpu": 2}}
+    task.update(fields)
+    return task
+
+
+def _json(data):
+    return json.dumps(data)
+
+
+CASES = [
+    ("cycle", ".json", _json(_base(edges=[{"src": "a", "dst": "b"}, {"src": "b", "dst": "a"}])),
+     ["cycle", "a -> b"]),
+    ("unknown_device_durations", ".json", _json(_base(tasks=[_task(durations={"tpu": 1}), _task("b")])),
+     ["task 'a'", "unknown device 'tpu'"]),
+    ("unknown_device_pin", ".json", _json(_base(tasks=[_task(pin=["tpu"]), _task("b")])),
+     ["task 'a'", "unknown device 'tpu'"]),
+    ("unknown_device_link", ".json", _json(_base(links=[{"src": "gpu", "dst": "tpu", "bandwidth": 1}])),
+     ["link gpu->tpu", "unknown device 'tpu'"]),
+    ("negative_duration", ".json", _json(_base(tasks=[_task(durations={"gpu": -1, "cpu": 2}), _task("b")])),
+     ["task 'a'", "negative duration", "gpu"]),
+    ("non_numeric_duration", ".json", _json(_base(tasks=[_task(durations={"gpu": "fast", "cpu": 2}), _task("b")])),
+     ["task 'a'", "gpu"]),
+    ("negative_size", ".json", _json(_base(edges=[{"src": "a", "dst": "b", "size": -3}])),
+     ["edge a->b", "size"]),
+    ("non_numeric_size", ".json", _json(_base(edges=[{"src": "a", "dst": "b", "size": "big"}])),
+     ["edge a->b", "size"]),
+    ("negative_task_memory", ".json", _json(_base(tasks=[_task(memory=-1), _task("b")])),
+     ["task 'a'", "memory"]),
+    ("non_numeric_task_memory", ".json", _json(_base(tasks=[_task(memory="lots"), _task("b")])),
+     ["task 'a'", "memory"]),
+    ("negative_device_memory", ".json", _json(_base(devices=[{"name": "gpu", "memory": -5}, {"name": "cpu"}])),
+     ["device 'gpu'", "memory"]),
+    ("dangling_edge", ".json", _json(_base(edges=[{"src": "a", "dst": "ghost"}])),
+     ["edge a->ghost", "unknown task 'ghost'"]),
+    ("duplicate_task", ".json", _json(_base(tasks=[_task(), _task()], edges=[])),
+     ["duplicate task name 'a'"]),
+    ("duplicate_device", ".json", _json(_base(devices=[{"name": "gpu"}, {"name": "gpu"}], links=[],
+                                              tasks=[{"name": "a", "durations": {"gpu": 1}}], edges=[])),
+     ["duplicate device name 'gpu'"]),
+    ("malformed_json", ".json", '{"devices": [{"name": "gpu"}], "tasks": [', ["malformed JSON", "line"]),
+    ("malformed_yaml", ".yaml", "devices:\n  - {name: gpu\ntasks: [\n", ["malformed YAML"]),
+    ("zero_bandwidth", ".json", _json(_base(links=[{"src": "gpu", "dst": "cpu", "bandwidth": 0}])),
+     ["link gpu->cpu", "bandwidth"]),
+    ("negative_bandwidth", ".yaml",
+     "devices: [{name: gpu}, {name: cpu}]\nlinks: [{src: gpu, dst: cpu, bandwidth: -1e9}]\n"
+     "tasks: [{name: a, work: 1}]\n", ["link gpu->cpu", "bandwidth"]),
+    ("task_fits_no_device_memory", ".json", _json(_base(tasks=[_task(durations={"gpu": 1}, memory=50), _task("b")])),
+     ["task 'a'", "memory"]),
+    ("task_fits_no_device_pins", ".json", _json(_base(tasks=[_task(durations={"gpu": 1}, pin=["cpu"]), _task("b")])),
+     ["task 'a'", "no device can run it"]),
+    ("fixed_tasks_overflow_memory", ".json",
+     _json(_base(tasks=[_task(pin=["gpu"], memory=6), _task("b", pin=["gpu"], memory=6)])),
+     ["device gpu", "12", "10"]),
+]

@@ -1,0 +1,80 @@
+"""The tiny instance every block test uses, its golden-LP check and hand-written schedules.
+
+Devices ``gpu`` (memory 10) and ``cpu``, linked at bandwidth 2 with latency 0.5.
+Tasks ``a`` (memory 6, collocated with ``c``), ``b`` (memory 6), ``c`` (memory 3, pinned to
+the gpu); edges ``a -> b`` (size 4: transfer 2.5) and ``a -> c`` (size 2).
+
+The optimum: a on gpu [0, 1), c on gpu [1, 2), b must go to the cpu (memory) and
+waits for the transfer: [3.5, 7.5).
+
+Set ``SCHEDKIT_UPDATE_GOLDEN=1`` to rewrite ``tests/golden/<block>.lp``.
+"""
+
+import difflib
+import os
+from pathlib import Path
+
+from schedkit import Formulation, Problem, Schedule, TaskRun
+from schedkit.export import write_model
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+
+DATA = {
+    "format": "schedkit/v1", "name": "blocks",
+    "devices": [{"name": "gpu", "memory": 10}, {"name": "cpu"}],
+    "links": [{"src": "gpu", "dst": "cpu", "bandwidth": 2, "latency": 0.5}],
+    "tasks": [
+        {"name": "a", "durations": {"gpu": 1, "cpu": 3}, "memory": 6, "colocate": "g"},
+        {"name": "b", "durations": {"gpu": 2, "cpu": 4}, "memory": 6},
+        {"name": "c", "durations": {"gpu": 1, "cpu": 2}, "memory": 3, "pin": ["gpu"], "colocate": "g"},
+    ],
+    "edges": [{"src": "a", "dst": "b", "size": 4}, {"src": "a", "dst": "c", "size": 2}],
+}
+
+#: Blocks each block needs in a formulation (for the families it requires).
+WITH = {
+    "assignment": ["assignment"],
+    "placement": ["assignment", "placement"],
+    "precedence": ["assignment", {"precedence": {"communication": True}}],
+    "no_overlap": ["assignment", "no_overlap"],
+    "memory": ["assignment", "memory"],
+}
+
+
+def problem() -> Problem:
+    return Problem.from_dict(DATA)
+
+
+def schedule(rows) -> Schedule:
+    """A schedule from ``(task, device, start, end)`` rows."""
+    return Schedule(problem="blocks", method="manual", status="heuristic",
+                    tasks=[TaskRun(task=t, device=d, start=s, end=e) for t, d, s, e in rows])
+
+
+OPTIMAL = [("a", "gpu", 0, 1), ("c", "gpu", 1, 2), ("b", "cpu", 3.5, 7.5)]
+
+
+def block(kind):
+    """The block instance of ``kind`` as used in the golden formulation."""
+    f = Formulation.from_data({"blocks": WITH[kind]}, name=f"golden_{kind}")
+    return next(b for b in f.blocks if b.kind == kind)
+
+
+def check_golden(kind: str, tmp_path: Path) -> str:
+    """Write the LP of the tiny instance under a formulation with ``kind`` and compare it."""
+    formulation = Formulation.from_data({"blocks": WITH[kind]}, name=f"golden_{kind}")
+    built = formulation.build(problem())
+    out = tmp_path / f"{kind}.lp"
+    write_model(built, out)
+    text = out.read_text()
+    golden = GOLDEN / f"{kind}.lp"
+    if os.environ.get("SCHEDKIT_UPDATE_GOLDEN") == "1":
+        GOLDEN.mkdir(exist_ok=True)
+        golden.write_text(text)
+    assert golden.exists(), f"{golden} missing: run with SCHEDKIT_UPDATE_GOLDEN=1"
+    expected = golden.read_text()
+    if text != expected:
+        diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True),
+                                            fromfile=str(golden), tofile="written"))
+        raise AssertionError(f"LP of block '{kind}' differs from {golden.name}:\n{diff}")
+    return text

@@ -1,0 +1,33 @@
+"""Block ``no_overlap``: golden LP, and its violations on hand-written schedules."""
+
+from block_cases import OPTIMAL, block, check_golden, problem, schedule
+
+
+def test_golden_lp(tmp_path):
+    text = check_golden("no_overlap", tmp_path)
+    # Only b and c are unordered by the graph and may share the gpu.
+    assert "no_overlap_disjunct(b_c_gpu_before)" in text
+    assert "no_overlap_disjunct(b_c_gpu_after)" in text
+    assert "order(a_" not in text
+
+
+def test_feasible_schedule_has_no_violation():
+    assert block("no_overlap").violations(problem(), schedule(OPTIMAL)) == []
+
+
+def test_touching_tasks_do_not_overlap():
+    rows = [("a", "gpu", 0, 1), ("c", "gpu", 1, 2), ("b", "gpu", 2, 4)]
+    assert block("no_overlap").violations(problem(), schedule(rows)) == []
+
+
+def test_overlap_names_device_and_tasks():
+    rows = [("a", "gpu", 0, 1), ("c", "gpu", 1, 2), ("b", "gpu", 1.5, 3.5)]
+    found = block("no_overlap").violations(problem(), schedule(rows))
+    assert found == ["device gpu: 'c' [1, 2) overlaps 'b' [1.5, 3.5)"]
+
+
+def test_overlap_inside_a_long_task_is_found():
+    # b is nested inside a long a: the check must compare with the latest-ending task.
+    rows = [("a", "cpu", 0, 3), ("b", "cpu", 0.5, 1), ("c", "cpu", 1.5, 2)]
+    found = block("no_overlap").violations(problem(), schedule(rows))
+    assert len(found) == 2 and all("device cpu" in f and "'a'" in f for f in found)

@@ -1,0 +1,212 @@
+"""The ``schedkit`` command line: commands, exit codes, and one-line errors without output files."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bad_inputs import CASES
+from schedkit import Schedule
+from schedkit.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = str(ROOT / "examples" / "tiny.yaml")
+JSSP_TEXT = "# two jobs, two machines\n2 2\n0 3 1 2\n1 4 0 1\n"
+
+
+def test_solve_prints_summary_and_writes_a_schedule_validate_accepts(tmp_path, capsys):
+    out = tmp_path / "s.json"
+    assert main(["solve", TINY, "-o", str(out), "--show"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("milp:latency on tiny: status=optimal makespan=4.51625")
+    assert "gpu0:" in printed and "sample" in printed
+    data = json.loads(out.read_text())
+    assert data["format"] == "schedkit-schedule/v1" and data["status"] == "optimal"
+    assert main(["validate", TINY, str(out)]) == 0
+    assert capsys.readouterr().out.startswith("valid: ")
+
+
+def test_solve_with_a_heuristic_and_options(tmp_path, capsys):
+    out = tmp_path / "h.json"
+    assert main(["solve", TINY, "--method", "annealing", "--seed", "3", "--iterations", "50",
+                 "-o", str(out)]) == 0
+    assert capsys.readouterr().out.startswith("annealing on tiny: status=heuristic")
+    assert main(["validate", TINY, str(out)]) == 0
+
+
+def test_validate_of_a_tampered_schedule_lists_violations(tmp_path, capsys):
+    out = tmp_path / "s.json"
+    assert main(["solve", TINY, "-o", str(out)]) == 0
+    capsys.readouterr()
+    data = json.loads(out.read_text())
+    row = next(r for r in data["tasks"] if r["task"] == "sample")
+    row["start"] -= 1.0  # lasts too long and starts before its data arrived
+    out.write_text(json.dumps(data))
+    code = main(["validate", TINY, str(out)])
+    assert code != 0
+    printed = capsys.readouterr().out
+    assert "violation: transfer logits->sample" in printed
+    assert "invalid: " in printed
+    # Without the transfer rows, the blocks judge the task itself.
+    data.pop("transfers", None)
+    out.write_text(json.dumps(data))
+    assert main(["validate", TINY, str(out)]) != 0
+    printed = capsys.readouterr().out
+    assert "violation: assignment: task 'sample' lasts" in printed
+    assert "violation: precedence: edge logits->sample" in printed
+    assert "invalid: 2 violation(s)" in printed
+
+
+def test_export_lp_and_mps(tmp_path, capsys):
+    for name in ("m.lp", "m.mps"):
+        assert main(["export", TINY, "-o", str(tmp_path / name)]) == 0
+        assert f"wrote {tmp_path / name}" in capsys.readouterr().out
+        assert (tmp_path / name).stat().st_size > 0
+    assert "no_overlap_disjunct" in (tmp_path / "m.lp").read_text()
+
+
+def test_describe_prints_every_block_of_the_formulation(capsys):
+    assert main(["describe", "jssp"]) == 0
+    text = capsys.readouterr().out
+    assert "## Formulation `jssp`" in text
+    for kind in ("assignment", "precedence", "no_overlap"):
+        assert f"### `{kind}`" in text
+    assert "### `memory`" not in text
+    assert "$$" in text
+
+
+def test_listings(capsys):
+    assert main(["methods"]) == 0
+    methods = capsys.readouterr().out
+    assert "milp" in methods and "heft" in methods
+    assert main(["blocks"]) == 0
+    blocks = capsys.readouterr().out.split()
+    assert {"assignment", "placement", "precedence", "no_overlap", "memory"} <= set(blocks)
+    assert main(["formulations"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(ln.startswith("latency") and "memory" in ln for ln in lines)
+    assert any(ln.startswith("jssp") for ln in lines)
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_convert_jssp_then_solve(tmp_path, capsys, suffix):
+    src = tmp_path / "toy.txt"
+    src.write_text(JSSP_TEXT)
+    out = tmp_path / f"toy{suffix}"
+    assert main(["convert", "jssp", str(src), "-o", str(out)]) == 0
+    assert "4 tasks on 2 devices" in capsys.readouterr().out
+    sched = tmp_path / "s.json"
+    assert main(["solve", str(out), "-f", "jssp", "-o", str(sched)]) == 0
+    assert "makespan=6 " in capsys.readouterr().out
+    assert Schedule.load(sched).makespan == 6
+
+
+def test_console_script_solves(tmp_path):
+    exe = shutil.which("schedkit")
+    cmd = [exe] if exe else [sys.executable, "-m", "schedkit.cli"]
+    out = tmp_path / "s.json"
+    done = subprocess.run(cmd + ["solve", TINY, "--method", "heft", "-o", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("heft on tiny: status=heuristic")
+    assert out.is_file()
+
+
+# ---------------------------------------------------------------------- errors
+def _check_error(capfd, code, out):
+    captured = capfd.readouterr()
+    assert code != 0
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, f"expected one line on stderr, got:\n{captured.err}"
+    assert lines[0].startswith("schedkit: error: ")
+    assert "Traceback" not in captured.err + captured.out
+    assert not out.exists(), f"{out} was written despite the error"
+    return lines[0]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_bad_problem_file(tmp_path, capfd, case):
+    name, suffix, text, words = case
+    path = tmp_path / f"{name}{suffix}"
+    path.write_text(text)
+    out = tmp_path / "out.json"
+    line = _check_error(capfd, main(["solve", str(path), "-o", str(out)]), out)
+    for word in words:
+        assert word in line
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--method", "nosuchmethod"], ["unknown method 'nosuchmethod'"]),
+    (["--solver", "nosuchsolver"], ["solver 'nosuchsolver'"]),
+    (["--formulation", "nosuchformulation"], ["unknown formulation 'nosuchformulation'"]),
+    (["--formulation", "missing.yaml"], ["missing.yaml"]),
+    (["--method", "heft", "--solver", "highs"], ["method 'heft' does not take --solver"]),
+    (["--time-limit", "-1"], ["time_limit"]),
+], ids=["method", "solver", "formulation", "formulation_file", "option_not_taken", "negative_time_limit"])
+def test_bad_solve_options(tmp_path, capfd, args, words):
+    out = tmp_path / "out.json"
+    line = _check_error(capfd, main(["solve", TINY, *args, "-o", str(out)]), out)
+    for word in words:
+        assert word in line
+
+
+@pytest.mark.parametrize("blocks, words", [
+    ("[no_overlap]", ["block 'no_overlap' needs family 'x'"]),
+    ("[assignment, assignment]", ["block 'assignment' appears twice"]),
+    ("[assignment, nosuchblock]", ["unknown block 'nosuchblock'"]),
+], ids=["missing_family", "duplicate_block", "unknown_block"])
+def test_bad_formulation_file(tmp_path, capfd, blocks, words):
+    formulation = tmp_path / "mine.yaml"
+    formulation.write_text(f"objective: makespan\nblocks: {blocks}\n")
+    out = tmp_path / "out.json"
+    line = _check_error(capfd, main(["solve", TINY, "-f", str(formulation), "-o", str(out)]), out)
+    for word in words:
+        assert word in line
+
+
+def test_missing_problem_file(tmp_path, capfd):
+    out = tmp_path / "out.json"
+    line = _check_error(capfd, main(["solve", str(tmp_path / "absent.yaml"), "-o", str(out)]), out)
+    assert "absent.yaml" in line and "no such file" in line
+
+
+def test_export_of_a_bad_problem_writes_nothing(tmp_path, capfd):
+    bad = tmp_path / "cycle.json"
+    bad.write_text(CASES[0][2])
+    out = tmp_path / "m.lp"
+    assert "cycle" in _check_error(capfd, main(["export", str(bad), "-o", str(out)]), out)
+    out = tmp_path / "m.txt"
+    assert ".lp" in _check_error(capfd, main(["export", TINY, "-o", str(out)]), out)
+
+
+def test_convert_of_a_bad_jssp_file_writes_nothing(tmp_path, capfd):
+    src = tmp_path / "bad.txt"
+    src.write_text("2 2\n0 3 1 2\n")
+    out = tmp_path / "bad.json"
+    line = _check_error(capfd, main(["convert", "jssp", str(src), "-o", str(out)]), out)
+    assert "header says 2 jobs" in line
+
+
+def test_validate_of_a_malformed_schedule(tmp_path, capfd):
+    bad = tmp_path / "s.json"
+    bad.write_text("{not json")
+    line = _check_error(capfd, main(["validate", TINY, str(bad)]), tmp_path / "none")
+    assert "malformed JSON" in line
+
+
+def test_console_script_unknown_solver_is_one_line(tmp_path):
+    exe = shutil.which("schedkit")
+    cmd = [exe] if exe else [sys.executable, "-m", "schedkit.cli"]
+    out = tmp_path / "s.json"
+    done = subprocess.run(cmd + ["solve", TINY, "--solver", "nosuchsolver", "-o", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr + done.stdout
+    assert "WARNING" not in done.stdout
+    assert done.stderr.splitlines() == [
+        "schedkit: error: solver 'nosuchsolver' is not installed or not available to Pyomo "
+        "(the default 'highs' is always available)"]
+    assert not out.exists()

@@ -1,0 +1,100 @@
+"""LP/MPS export, solving with HiGHS directly, and reading the solution back."""
+
+from pathlib import Path
+
+import highspy
+import pytest
+
+import schedkit
+from schedkit import Problem, ScheduleError
+from schedkit.cli import main
+from schedkit.export import load_solution, read_solution, write_model
+from schedkit.milp import Milp
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+TINY = EXAMPLES / "tiny.yaml"
+TOPCUOGLU = EXAMPLES / "topcuoglu2002.json"
+
+
+def run_highs(model: Path, solution: Path) -> None:
+    h = highspy.Highs()
+    h.silent()
+    assert h.readModel(str(model)) == highspy.HighsStatus.kOk
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    h.writeSolution(str(solution), 0)
+
+
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+@pytest.mark.parametrize("path", [TINY, TOPCUOGLU], ids=["tiny", "topcuoglu"])
+def test_round_trip_gives_the_solve_makespan(tmp_path, suffix, path):
+    problem = Problem.load(path)
+    built = Milp().build(problem)
+    model = tmp_path / f"model{suffix}"
+    names = write_model(built, model)
+    assert model.is_file() and "makespan" in names
+    assert not list(tmp_path.glob("*partial*"))  # atomic write leaves nothing behind
+    solution = tmp_path / "model.sol"
+    run_highs(model, solution)
+    external = load_solution(built, solution)
+    direct = schedkit.solve(problem, "milp")
+    assert external.status == "optimal"
+    assert external.makespan == pytest.approx(direct.makespan, rel=1e-6)
+    assert external.violations(problem) == []
+
+
+def test_lp_names_show_the_blocks(tmp_path):
+    built = Milp().build(Problem.load(TINY))
+    write_model(built, tmp_path / "m.lp")
+    text = (tmp_path / "m.lp").read_text()
+    for block in ("assignment", "precedence", "no_overlap"):
+        assert f"{block}_" in text
+    assert "memory_" not in text  # tiny's capacities hold every task: no memory row
+    assert "x(attn_gpu0)" in text and "start(attn)" in text
+
+
+def test_unknown_model_suffix_is_an_error(tmp_path):
+    built = Milp().build(Problem.load(TINY))
+    with pytest.raises(schedkit.SchedkitError, match="unknown model format"):
+        write_model(built, tmp_path / "model.txt")
+    assert not (tmp_path / "model.txt").exists()
+
+
+def test_cli_export_and_load_solution_match_solve(tmp_path, capsys):
+    model, solution, out = tmp_path / "t.mps", tmp_path / "t.sol", tmp_path / "t.json"
+    assert main(["export", str(TOPCUOGLU), "-o", str(model)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    run_highs(model, solution)
+    assert main(["load-solution", str(TOPCUOGLU), str(solution), "-o", str(out)]) == 0
+    assert "makespan=73" in capsys.readouterr().out
+    schedule = schedkit.Schedule.load(out)
+    assert schedule.makespan == pytest.approx(schedkit.solve(TOPCUOGLU, "milp").makespan)
+    assert main(["validate", str(TOPCUOGLU), str(out)]) == 0
+
+
+def test_solution_missing_variables_is_a_schedule_error(tmp_path):
+    problem = Problem.load(TINY)
+    built = Milp().build(problem)
+    write_model(built, tmp_path / "m.lp")
+    run_highs(tmp_path / "m.lp", tmp_path / "m.sol")
+    lines = (tmp_path / "m.sol").read_text().splitlines(True)
+    kept = [ln for ln in lines if not ln.startswith("start(")]
+    assert len(kept) < len(lines)
+    (tmp_path / "cut.sol").write_text("".join(kept))
+    with pytest.raises(ScheduleError, match=r"no value for variable 'start\("):
+        load_solution(built, tmp_path / "cut.sol")
+
+
+def test_solution_without_any_value_or_file(tmp_path):
+    built = Milp().build(Problem.load(TINY))
+    (tmp_path / "empty.sol").write_text("nothing here\n")
+    with pytest.raises(ScheduleError, match="no values"):
+        load_solution(built, tmp_path / "empty.sol")
+    with pytest.raises(ScheduleError, match="cannot read"):
+        read_solution(tmp_path / "absent.sol", {})
+
+
+def test_gurobi_style_solution_is_read(tmp_path):
+    (tmp_path / "g.sol").write_text("# Objective value = 3\nmakespan 3\nx(a_gpu) 1\n")
+    values, status = read_solution(tmp_path / "g.sol", {"makespan": None, "x(a_gpu)": None})
+    assert values == {"makespan": 3.0, "x(a_gpu)": 1.0}

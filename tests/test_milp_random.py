@@ -1,0 +1,89 @@
+"""Random small DAGs: the MILP schedule validates and is never worse than HEFT's."""
+
+import itertools
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+import schedkit
+from schedkit import Problem, ProblemError
+
+
+@st.composite
+def problems(draw):
+    m = draw(st.integers(2, 3))
+    n = draw(st.integers(1, 7))
+    devices = [f"d{k}" for k in range(m)]
+    spec_devices = []
+    for name in devices:
+        memory = draw(st.one_of(st.none(), st.integers(4, 20)))
+        spec_devices.append({"name": name} if memory is None else {"name": name, "memory": memory})
+    links = [{"src": devices[a], "dst": devices[b], "bandwidth": draw(st.integers(1, 5)),
+              "latency": draw(st.sampled_from([0, 0.5, 1]))}
+             for a in range(m) for b in range(a + 1, m)]
+    tasks = []
+    for i in range(n):
+        allowed = draw(st.lists(st.sampled_from(devices), min_size=1, max_size=m, unique=True))
+        task = {"name": f"t{i}", "durations": {d: draw(st.integers(0, 9)) for d in allowed},
+                "memory": draw(st.integers(0, 6))}
+        if draw(st.integers(0, 4)) == 0:
+            task["pin"] = [allowed[0]]
+        tasks.append(task)
+    edges = []
+    for j in range(1, n):
+        for i in draw(st.lists(st.integers(0, j - 1), max_size=2, unique=True)):
+            edges.append({"src": f"t{i}", "dst": f"t{j}", "size": draw(st.integers(0, 6))})
+    return {"name": "random", "devices": spec_devices, "links": links, "tasks": tasks, "edges": edges}
+
+
+def memory_fits(p):
+    """Whether some placement of the tasks on their allowed devices fits every memory."""
+    for placement in itertools.product(*p.allowed):
+        used = [0.0] * len(p.devices)
+        for i, d in enumerate(placement):
+            used[d] += p.task_memory[i]
+        if all(u <= cap for u, cap in zip(used, p.device_memory)):
+            return True
+    return False
+
+
+def _zero_duration_case(durations_t5, edges, t6):
+    # Found by hypothesis: zero-duration tasks on one device (see the report of the kernel bugs).
+    tasks = [{"name": "t0", "durations": {"d0": 1}}] + \
+        [{"name": f"t{k}", "durations": {"d0": 0}} for k in range(1, 5)] + \
+        [{"name": "t5", "durations": durations_t5}, {"name": "t6", "durations": {"d0": t6}}]
+    return {"name": "random", "devices": [{"name": "d0"}, {"name": "d1"}],
+            "links": [{"src": "d0", "dst": "d1", "bandwidth": 1, "latency": 0}],
+            "tasks": tasks, "edges": [{"src": a, "dst": b, "size": s} for a, b, s in edges]}
+
+
+#: The MILP answers 'optimal' with makespan 3 (bound 2) where HEFT finds 2.
+WORSE_THAN_HEFT = _zero_duration_case({"d0": 1, "d1": 0}, [("t0", "t1", 0), ("t0", "t5", 0), ("t1", "t5", 1)], 1)
+#: The MILP raises ScheduleError "the device orders contradict the task graph".
+ORDER_CONTRADICTS_GRAPH = _zero_duration_case({"d0": 1}, [("t0", "t5", 0), ("t1", "t5", 0)], 0)
+
+
+@example(data=WORSE_THAN_HEFT)
+@example(data=ORDER_CONTRADICTS_GRAPH)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_milp_validates_and_beats_heft(data):
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        return  # e.g. memory that no placement fits
+    milp = schedkit.solve(p, "milp", time_limit=20)
+    if milp.status == "infeasible":
+        # Only memory can make these instances infeasible (every pair of devices is linked).
+        assert not memory_fits(p), "the MILP says infeasible but a placement fits in memory"
+        assert not milp.tasks
+        return
+    assert milp.violations(p) == []
+    assert milp.status == "optimal"
+    assert milp.bound <= milp.makespan + 1e-6
+    try:
+        heft = schedkit.solve(p, "heft")
+    except ProblemError:
+        return  # HEFT ignores memory and may not find a placement
+    assert heft.violations(p) == []
+    assert milp.makespan <= heft.makespan + 1e-6
