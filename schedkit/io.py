@@ -7,6 +7,13 @@ import tempfile
 from pathlib import Path
 
 
+def _default_mode() -> int:
+    # mkstemp makes private (0600) files; a result file gets the usual umask-based mode.
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def write_text_atomic(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder, then rename.
 
@@ -24,6 +31,7 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w") as handle:
             handle.write(text)
+        os.chmod(tmp, _default_mode())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -52,6 +60,7 @@ class _AtomicPath:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
+            os.chmod(self.tmp, _default_mode())
             os.replace(self.tmp, self.path)
         elif self.tmp.exists():
             self.tmp.unlink()
