@@ -1,8 +1,14 @@
 """The build context: shared variable families, created once, and instance-derived constants.
 
-Blocks never create variables of a shared family themselves; they ask the context.
-Variables are indexed by task and device *names*, so an exported LP file reads
-``x(attn_gpu0)``, ``start(attn)``, ``no_overlap.order_on(attn_mlp_gpu0)``.
+Blocks never create columns of a shared family themselves; they ask the context.
+Built-in blocks write sparse rows (:class:`RowBlock`) with column indices from
+``x_col``, ``start_col``, ``end_terms``, ``order_col`` and ``makespan_col``: this is the
+fast path, with no Pyomo object made. A user block may instead write Pyomo
+constraints into its own ``pyo.Block``, with variables from ``x``, ``start``, ``end``,
+``order`` and ``makespan``; its rows are read back into the same sparse model.
+
+Columns are named by task and device *names*, so an exported LP file reads
+``x(attn_gpu0)``, ``start(attn)``, ``no_overlap.disjunct(attn_mlp_gpu0_before)``.
 
 Big-M constants come from the instance: ``horizon`` is the makespan of a schedule
 that satisfies every block of the formulation (or a serial bound), and a
@@ -13,19 +19,39 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import pyomo.environ as pyo
-from pyomo.core.expr.numeric_expr import LinearExpression
-
+from .errors import FormulationError
+from .linear import INF, LinearModel
 from .problem import Problem
 
 
+class RowBlock:
+    """Where one constraint block writes its rows: groups named ``KIND.NAME(key)``.
+
+    Examples
+    --------
+    >>> lin = LinearModel()
+    >>> cols = lin.add_columns("start", [("a",), ("b",)], lower=0, upper=10)
+    >>> RowBlock(lin, "precedence").add("delay", ("a", "b"), [cols[1], cols[0]], [1, -1], lower=2)
+    >>> lin.row_name(0)
+    'precedence.delay(a_b)'
+    """
+
+    def __init__(self, lin: LinearModel, kind: str):
+        self.lin = lin
+        self.kind = kind
+
+    def add(self, name: str, key, cols, coefs, lower: float = -INF, upper: float = INF) -> None:
+        """Add ``lower <= sum(coefs * cols) <= upper`` as row ``KIND.name(key)``."""
+        self.lin.add_row(self.kind, name, key, cols, coefs, lower, upper)
+
+
 class BuildContext:
-    """Holds the Pyomo model under construction and the shared variable families.
+    """The sparse model under construction and its shared column families.
 
     Parameters
     ----------
     problem : Problem
-    model : pyomo.environ.ConcreteModel
+    lin : LinearModel
     horizon : float
         An upper bound on the optimal makespan, valid for this formulation.
     timing_bounds : bool
@@ -34,17 +60,20 @@ class BuildContext:
         A valid lower bound on the makespan (the variable's lower bound).
     """
 
-    def __init__(self, problem: Problem, model: pyo.ConcreteModel, horizon: float, timing_bounds: bool,
+    def __init__(self, problem: Problem, lin: LinearModel, horizon: float, timing_bounds: bool,
                  lower_bound: float = 0.0):
         self.problem = problem
+        self.lin = lin
         self.lower_bound = lower_bound
-        self.model = model
         self.horizon = horizon
         n = len(problem.tasks)
         self.heads = problem.heads if timing_bounds else [0.0] * n
         self.tails = problem.tails if timing_bounds else [0.0] * n
-        self._x: dict[tuple[int, int], pyo.Var] = {}
+        self._x: dict[tuple[int, int], int] = {}
+        self._order: dict[tuple[int, int], int] = {}
         self._families: set[str] = set()
+        self.pyomo_model = None
+        self.pyomo_vars: list = []
 
     # ------------------------------------------------------------------ x
     def _ensure_x(self) -> None:
@@ -52,26 +81,18 @@ class BuildContext:
             return
         self._families.add("x")
         p = self.problem
-        index = [(p.tasks[i], p.devices[d]) for i in range(len(p.tasks)) if len(p.allowed[i]) > 1
-                 for d in p.allowed[i]]
-        self.model.x = pyo.Var(index, domain=pyo.Binary, dense=True)
-        for i in range(len(p.tasks)):
-            if len(p.allowed[i]) > 1:
-                for d in p.allowed[i]:
-                    self._x[i, d] = self.model.x[p.tasks[i], p.devices[d]]
+        pairs = [(i, d) for i in range(len(p.tasks)) if len(p.allowed[i]) > 1 for d in p.allowed[i]]
+        cols = self.lin.add_columns("x", [(p.tasks[i], p.devices[d]) for i, d in pairs], 0, 1, integer=True)
+        self._x = dict(zip(pairs, cols))
 
-    def x(self, i: int, d: int):
-        """Assignment of task ``i`` to device ``d``: a binary, or the constant 0 or 1."""
-        self._ensure_x()
-        var = self._x.get((i, d))
-        if var is not None:
-            return var
-        return 1 if d in self.problem.allowed[i] else 0
-
-    def x_var(self, i: int, d: int):
-        """The binary of ``(i, d)``, or ``None`` when the assignment is fixed."""
+    def x_col(self, i: int, d: int) -> int | None:
+        """Column of the binary ``x[i, d]``, or ``None`` when the assignment is fixed."""
         self._ensure_x()
         return self._x.get((i, d))
+
+    def x_fixed(self, i: int, d: int) -> int:
+        """The constant 0 or 1 of an assignment with no column."""
+        return 1 if d in self.problem.allowed[i] else 0
 
     # ------------------------------------------------------------------ timing
     def _ensure_timing(self) -> None:
@@ -79,69 +100,60 @@ class BuildContext:
             return
         self._families.add("timing")
         p = self.problem
-        model = self.model
+        tasks = range(len(p.tasks))
         # A hair of slack so that a schedule whose makespan *is* the horizon stays inside
         # the bounds despite rounding in the sums of durations.
         slack = 1e-9 * max(1.0, self.horizon)
-        bounds = {p.tasks[i]: (self.heads[i],
-                               max(self.heads[i], self.horizon - self.tails[i] - p.min_duration[i] + slack))
-                  for i in range(len(p.tasks))}
-        model.start = pyo.Var(p.tasks, domain=pyo.NonNegativeReals, bounds=lambda m, t: bounds[t], dense=True)
-        self._starts = [model.start[t] for t in p.tasks]
+        lower = [self.heads[i] for i in tasks]
+        upper = [max(self.heads[i], self.horizon - self.tails[i] - p.min_duration[i] + slack) for i in tasks]
+        self._starts = self.lin.add_columns("start", [(t,) for t in p.tasks], lower, upper)
         # Tasks with a choice of device get an 'end' column defined once
         # (end = start + sum_d p[i,d] x[i,d]); rows then refer to end[i] alone, which
         # halves the nonzeros of the disjunctive rows. A fixed task's end is start + p.
-        flexible = [t for i, t in enumerate(p.tasks) if len(p.allowed[i]) > 1]
-        end_bounds = {t: (bounds[t][0] + p.min_duration[p.task_index[t]],
-                          self.horizon - self.tails[p.task_index[t]] + slack) for t in flexible}
-        model.end = pyo.Var(flexible, domain=pyo.NonNegativeReals, bounds=lambda m, t: end_bounds[t],
-                            dense=True)
-        ends = []
-        definitions = {}
-        for i in range(len(p.tasks)):
-            if len(p.allowed[i]) == 1:
-                ends.append((p.durations[i][p.allowed[i][0]], [1.0], [self._starts[i]]))
+        flexible = [i for i in tasks if len(p.allowed[i]) > 1]
+        ends = self.lin.add_columns(
+            "end", [(p.tasks[i],) for i in flexible],
+            [lower[i] + p.min_duration[i] for i in flexible],
+            [self.horizon - self.tails[i] + slack for i in flexible])
+        end_of = dict(zip(flexible, ends))
+        self._end_terms = []
+        for i in tasks:
+            if i not in end_of:
+                self._end_terms.append((p.durations[i][p.allowed[i][0]], [1.0], [self._starts[i]]))
                 continue
-            end = model.end[p.tasks[i]]
-            coefs, vars_ = [1.0, -1.0], [end, self._starts[i]]
+            cols, coefs = [end_of[i], self._starts[i]], [1.0, -1.0]
             for d, dur in p.durations[i].items():
                 if dur:
+                    cols.append(self.x_col(i, d))
                     coefs.append(-dur)
-                    vars_.append(self.x_var(i, d))
-            definitions[p.tasks[i]] = (coefs, vars_)
-            ends.append((0.0, [1.0], [end]))
-        model.end_def = pyo.Constraint(list(definitions), rule=lambda m, t: (
-            0.0, linear(0.0, *definitions[t]), 0.0))
-        self._end_terms = ends
+            self.lin.add_row(None, "end_def", (p.tasks[i],), cols, coefs, 0.0, 0.0)
+            self._end_terms.append((0.0, [1.0], [end_of[i]]))
 
-    def start(self, i: int):
-        """The start-time variable of task ``i``."""
+    def start_col(self, i: int) -> int:
+        """Column of the start time of task ``i``."""
         self._ensure_timing()
         return self._starts[i]
 
-    def end_terms(self, i: int) -> tuple[float, list[float], list]:
-        """``end[i]`` as ``(constant, coefficients, variables)``: start plus assigned duration."""
+    def end_terms(self, i: int) -> tuple[float, list[float], list[int]]:
+        """``end[i]`` as ``(constant, coefficients, columns)``: start plus assigned duration."""
         self._ensure_timing()
         return self._end_terms[i]
 
-    def end(self, i: int):
-        """``end[i]`` as a Pyomo linear expression."""
-        constant, coefs, vars_ = self.end_terms(i)
-        return linear(constant, coefs, vars_)
-
     # ------------------------------------------------------------------ makespan
-    def makespan(self):
-        """The makespan variable, with ``makespan >= end[i]`` for every task (created once)."""
+    def makespan_col(self) -> int:
+        """The makespan column, with ``makespan >= end[i] + tail[i]`` for every task (made once)."""
         if "makespan" not in self._families:
             self._families.add("makespan")
             p = self.problem
             lower = max(self.lower_bound,
                         max(self.heads[i] + p.min_duration[i] + self.tails[i] for i in range(len(p.tasks))))
-            self.model.makespan = pyo.Var(domain=pyo.NonNegativeReals,
-                                         bounds=(lower, self.horizon * (1 + 1e-9)))
-            self.model.makespan_def = pyo.Constraint(p.tasks, rule=lambda m, t: _ge(
-                self.model.makespan, self.end_terms(p.task_index[t]), self.tails[p.task_index[t]]))
-        return self.model.makespan
+            self._makespan = self.lin.add_columns("makespan", [()], lower, self.horizon * (1 + 1e-9))[0]
+            for i, t in enumerate(p.tasks):
+                constant, coefs, cols = self.end_terms(i)
+                # makespan - end_i >= constant + tail_i
+                self.lin.add_row(None, "makespan_def", (t,), [self._makespan] + cols,
+                                 [1.0] + [-c for c in coefs], lower=constant + self.tails[i])
+        return self._makespan
 
     # ------------------------------------------------------------------ order
     def order_pairs(self) -> list[tuple[int, int]]:
@@ -153,50 +165,125 @@ class BuildContext:
                            if not p.ordered(i, j) and not allowed[i].isdisjoint(allowed[j])]
         return self._pairs
 
-    def order(self, i: int, j: int):
-        """Order binary of an unordered pair ``i < j``: 1 when ``i`` comes first."""
+    def order_col(self, i: int, j: int) -> int:
+        """Column of the order binary of an unordered pair ``i < j``: 1 when ``i`` comes first."""
         if "order" not in self._families:
             self._families.add("order")
             p = self.problem
-            self.model.order = pyo.Var([(p.tasks[a], p.tasks[b]) for a, b in self.order_pairs()],
-                                       domain=pyo.Binary, dense=True)
-        return self.model.order[self.problem.tasks[i], self.problem.tasks[j]]
+            pairs = self.order_pairs()
+            cols = self.lin.add_columns("order", [(p.tasks[a], p.tasks[b]) for a, b in pairs], 0, 1,
+                                        integer=True)
+            self._order = dict(zip(pairs, cols))
+        return self._order[i, j]
 
     # ------------------------------------------------------------------ constants
     def big_m(self, i: int, j: int) -> float:
         """A valid upper bound on ``end[i] - start[j]``."""
         return max(0.0, self.horizon - self.tails[i] - self.heads[j])
 
+    # ------------------------------------------------------------------ Pyomo face
+    def _var(self, col: int):
+        if self.pyomo_model is None:
+            raise FormulationError("Pyomo variables exist only while a Pyomo block builds")
+        return self.pyomo_vars[col]
 
-def _ge(makespan, end_terms, tail):
-    constant, coefs, vars_ = end_terms
-    if not tail and len(vars_) == 1:
-        return makespan >= vars_[0] + constant
-    return makespan >= linear(constant + tail, coefs, vars_)
+    def x(self, i: int, d: int):
+        """Pyomo face: the binary ``x[i, d]``, or the constant 0 or 1 when it is fixed."""
+        col = self.x_col(i, d)
+        return self.x_fixed(i, d) if col is None else self._var(col)
+
+    def x_var(self, i: int, d: int):
+        """Pyomo face: the binary of ``(i, d)``, or ``None`` when the assignment is fixed."""
+        col = self.x_col(i, d)
+        return None if col is None else self._var(col)
+
+    def start(self, i: int):
+        """Pyomo face: the start-time variable of task ``i``."""
+        return self._var(self.start_col(i))
+
+    def end(self, i: int):
+        """Pyomo face: ``end[i]`` as a Pyomo linear expression."""
+        constant, coefs, cols = self.end_terms(i)
+        return linear(constant, coefs, [self._var(c) for c in cols])
+
+    def makespan(self):
+        """Pyomo face: the makespan variable."""
+        return self._var(self.makespan_col())
+
+    def order(self, i: int, j: int):
+        """Pyomo face: the order binary of an unordered pair ``i < j``."""
+        return self._var(self.order_col(i, j))
 
 
 def linear(constant: float, coefs: list[float], vars_: list):
     """A Pyomo linear expression built directly (no operator overloading per term)."""
+    from pyomo.core.expr.numeric_expr import LinearExpression
+
     return LinearExpression(constant=constant, linear_coefs=list(coefs), linear_vars=list(vars_))
+
+
+def add_pyomo_block(ctx: BuildContext, block) -> None:
+    """Build a user block that writes Pyomo constraints, and read its rows into ``ctx.lin``.
+
+    The block gets a ``pyo.Block`` named after its kind in the Pyomo model of the
+    rows built so far; its constraints must be linear. Variables the block adds
+    itself become columns named ``KIND.NAME(index)``.
+    """
+    import pyomo.environ as pyo
+    from pyomo.repn.standard_repn import generate_standard_repn
+
+    if ctx.pyomo_model is None:
+        ctx.pyomo_model, ctx.pyomo_vars = ctx.lin.to_pyomo()
+    blk = pyo.Block(concrete=True)
+    ctx.pyomo_model.add_component(block.kind, blk)
+    block.build(ctx, blk)
+    column = {id(v): c for c, v in enumerate(ctx.pyomo_vars)}
+    for var in blk.component_data_objects(pyo.Var, descend_into=True):
+        if id(var) in column:
+            continue
+        index = var.index()
+        key = () if index is None else (index if isinstance(index, tuple) else (index,))
+        lower = -INF if var.lb is None else var.lb
+        upper = INF if var.ub is None else var.ub
+        name = var.parent_component().getname(relative_to=blk)
+        column[id(var)] = ctx.lin.add_columns(name, [key], lower, upper, integer=var.is_integer(),
+                                              block=block.kind)[0]
+        ctx.pyomo_vars.append(var)
+    for con in blk.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        repn = generate_standard_repn(con.body, compute_values=True)
+        label = con.getname(fully_qualified=True)
+        if not repn.is_linear():
+            raise FormulationError(f"block '{block.kind}': constraint {label} is not linear")
+        constant = float(repn.constant)
+        lower = -INF if con.lower is None else float(pyo.value(con.lower)) - constant
+        upper = INF if con.upper is None else float(pyo.value(con.upper)) - constant
+        index = con.index()
+        key = () if index is None else (index if isinstance(index, tuple) else (index,))
+        name = con.parent_component().getname(relative_to=blk)
+        ctx.lin.add_row(block.kind, name, key, [column[id(v)] for v in repn.linear_vars],
+                        [float(a) for a in repn.linear_coefs], lower, upper)
 
 
 @dataclass
 class BuiltModel:
-    """A built Pyomo model with what is needed to read a schedule back.
+    """A built model with what is needed to solve it and to read a schedule back.
 
     Attributes
     ----------
-    model : pyomo.environ.ConcreteModel
+    linear : LinearModel
+        The sparse MILP (what LP/MPS files and the embedded HiGHS receive).
     problem : Problem
     blocks : list of Block
+    context : BuildContext
     horizon : float
         The big-M horizon used.
     warm : Schedule or None
         The schedule the horizon came from (usable as a warm start).
     build_seconds : float
+    lower_bound : float
     """
 
-    model: pyo.ConcreteModel
+    linear: LinearModel
     problem: Problem
     blocks: list
     context: BuildContext
@@ -205,3 +292,17 @@ class BuiltModel:
     build_seconds: float = 0.0
     lower_bound: float = 0.0
     extras: dict = field(default_factory=dict)
+
+    @property
+    def model(self):
+        """The Pyomo model (one ``pyo.Block`` per constraint block), made on first use."""
+        ctx = self.context
+        if ctx.pyomo_model is None:
+            ctx.pyomo_model, ctx.pyomo_vars = self.linear.to_pyomo()
+        return ctx.pyomo_model
+
+    @property
+    def variables(self) -> list:
+        """The Pyomo variable of every column, in column order."""
+        self.model  # noqa: B018 - makes the Pyomo model
+        return self.context.pyomo_vars

@@ -163,7 +163,7 @@ def cmd_export(args) -> int:
     problem = _load_problem(args.problem)
     built = _milp(args.formulation).build(problem)
     names = write_model(built, args.output)
-    rows = built.model.nconstraints()
+    rows = built.linear.num_rows
     print(f"wrote {args.output}: {len(names)} columns, {rows} rows (horizon {built.horizon:g})")
     return 0
 

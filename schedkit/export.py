@@ -1,9 +1,12 @@
 """LP/MPS export with readable names, and reading an external solver's solution back.
 
-Names show the block of every row, as Pyomo's LP writer spells them:
-``c_l_precedence_delay(attn_norm_data)_``, ``c_l_no_overlap_disjunct(attn_mlp_gpu0_before)_``
-(``c_l``/``c_u``/``c_e``: a lower, upper or equality row); columns are ``x(attn_gpu0)``,
-``start(attn)``, ``end(attn)``, ``order(attn_mlp)`` and ``makespan``.
+The file is written straight from the formulation's sparse model
+(:mod:`schedkit.lpfile`); no Pyomo object is made. Every row's name starts with its
+block: ``precedence.delay(attn_norm_data)``, ``no_overlap.disjunct(attn_mlp_gpu0_before)``,
+``assignment.one_device(attn)``; rows of the build context itself are ``end_def(...)``,
+``makespan_def(...)`` and ``device_load(...)``. Columns are ``x(attn_gpu0)``,
+``start(attn)``, ``end(attn)``, ``order(attn_mlp)`` and ``makespan``. Characters other
+than letters, digits, ``_``, ``.`` and parentheses become ``_``.
 
 Examples
 --------
@@ -24,10 +27,7 @@ Examples
 from __future__ import annotations
 
 import re
-import tempfile
 from pathlib import Path
-
-from pyomo.core.base.var import VarData
 
 from .build import BuiltModel
 from .errors import SchedkitError, ScheduleError
@@ -45,21 +45,21 @@ def _format_of(path: Path) -> str:
     return fmt
 
 
-def write_model(built: BuiltModel, path: str | Path) -> dict:
-    """Write ``built`` as an LP or MPS file (by suffix), atomically; return name -> variable."""
+def write_model(built: BuiltModel, path: str | Path) -> dict[str, int]:
+    """Write ``built`` as an LP or MPS file (by suffix), atomically; return column name -> index."""
+    from .lpfile import write_lp, write_mps
+
     path = Path(path)
-    _format_of(path)
+    writer = write_lp if _format_of(path) == "lp" else write_mps
     with atomic_output(path) as tmp:
-        # The temporary file keeps the suffix, from which Pyomo picks the writer.
-        _, smap_id = built.model.write(str(tmp), io_options={"symbolic_solver_labels": True})
-    symbols = built.model.solutions.symbol_map[smap_id]
-    return {name: obj for name, obj in symbols.bySymbol.items() if isinstance(obj, VarData)}
+        with open(tmp, "w", encoding="utf-8", newline="\n") as out:
+            writer(built.linear, out)
+    return variable_names(built)
 
 
-def variable_names(built: BuiltModel) -> dict:
-    """Column name -> Pyomo variable, exactly as :func:`write_model` names them."""
-    with tempfile.TemporaryDirectory() as folder:
-        return write_model(built, Path(folder) / "model.lp")
+def variable_names(built: BuiltModel) -> dict[str, int]:
+    """Column name -> column index, exactly as :func:`write_model` names them."""
+    return {name: col for col, name in enumerate(built.linear.column_names())}
 
 
 _NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^[-+]?inf$", re.IGNORECASE)
@@ -102,13 +102,15 @@ def load_solution(built: BuiltModel, path: str | Path, method: str = "external")
     """Turn an external solver's solution of an exported model into a validated schedule."""
     names = variable_names(built)
     values, status = read_solution(path, names)
-    missing = [n for n, var in names.items() if n not in values and not var.fixed]
+    lin = built.linear
+    missing = [n for n, col in names.items() if n not in values and lin.lower[col] != lin.upper[col]]
     if missing:
         raise ScheduleError(f"{path}: no value for variable '{missing[0]}' (+{len(missing) - 1} more)"
                             if len(missing) > 1 else f"{path}: no value for variable '{missing[0]}'")
-    for name, value in values.items():
-        names[name].set_value(value, skip_validation=True)
+    vector = [values.get(name, lin.lower[col]) for name, col in names.items()]
     state = "optimal" if status and status.startswith("optimal") else "feasible"
-    schedule = extract_schedule(built, method=method, status=state, bound=None, seconds=None)
+    objective = vector[built.context.makespan_col()]
+    schedule = extract_schedule(built, vector, method=method, status=state, bound=None, seconds=None,
+                                objective=objective)
     schedule.validate(built.problem, built.blocks)
     return schedule

@@ -119,26 +119,27 @@ class Formulation(BaseModel):
         -------
         BuiltModel
         """
-        import pyomo.environ as pyo
-
         from .bounds import lower_bound
-        from .build import BuildContext, BuiltModel
+        from .build import BuildContext, BuiltModel, RowBlock, add_pyomo_block
         from .horizon import choose_horizon
+        from .linear import LinearModel
 
         began = time.perf_counter()
         if horizon is None:
             horizon, warm = choose_horizon(problem, self.blocks, warm)
         lower = lower_bound(problem) if self.has("precedence") else 0.0
-        model = pyo.ConcreteModel(name=f"{self.name}:{problem.name}")
-        ctx = BuildContext(problem, model, horizon, timing_bounds=self.has("precedence"), lower_bound=lower)
+        lin = LinearModel(name=f"{self.name}:{problem.name}")
+        ctx = BuildContext(problem, lin, horizon, timing_bounds=self.has("precedence"), lower_bound=lower)
         for block in self.blocks:
-            blk = pyo.Block(concrete=True)
-            model.add_component(block.kind, blk)
-            block.build(ctx, blk)
-        makespan = ctx.makespan()
+            if block.builds_rows:
+                block.build(ctx, RowBlock(lin, block.kind))
+        lin.set_objective(ctx.makespan_col())
         _add_load_rows(ctx)
-        model.objective = pyo.Objective(expr=makespan, sense=pyo.minimize)
-        return BuiltModel(model=model, problem=problem, blocks=list(self.blocks), context=ctx,
+        # Blocks written with Pyomo build last, into the Pyomo model of every row so far.
+        for block in self.blocks:
+            if not block.builds_rows:
+                add_pyomo_block(ctx, block)
+        return BuiltModel(linear=lin, problem=problem, blocks=list(self.blocks), context=ctx,
                           horizon=horizon, warm=warm, build_seconds=time.perf_counter() - began,
                           lower_bound=lower)
 
@@ -151,34 +152,29 @@ def _add_load_rows(ctx) -> None:
     ``C >= r + sum(p[i,d] x[i,d] for r_i >= r) + min tail``; the mirror rows use
     tails. With ``r = 0`` this is the plain load row ``C >= sum_i p[i,d] x[i,d]``.
     """
-    import pyomo.environ as pyo
-
-    from .build import linear
-
     p = ctx.problem
-    makespan = ctx.makespan()
-    rows = {}
+    makespan = ctx.makespan_col()
     for d, name in enumerate(p.devices):
         users = [i for i in range(len(p.tasks)) if d in p.durations[i]]
-        if not any(ctx.x_var(i, d) is not None for i in users):
+        if not any(ctx.x_col(i, d) is not None for i in users):
             continue  # only fixed tasks: the device bound already covers them
         for side, key, other in (("head", ctx.heads, ctx.tails), ("tail", ctx.tails, ctx.heads)):
             for value in sorted({key[i] for i in users}):
                 if side == "tail" and value == 0:
                     continue  # the head family already holds the plain load row
                 window = [i for i in users if key[i] >= value]
-                coefs, vars_, constant = [-1.0], [makespan], value + min(other[i] for i in window)
+                # makespan - sum p x >= constant
+                coefs, cols, constant = [1.0], [makespan], value + min(other[i] for i in window)
                 for i in window:
-                    var = ctx.x_var(i, d)
-                    if var is None:
+                    col = ctx.x_col(i, d)
+                    if col is None:
                         constant += p.durations[i][d]
                     else:
-                        coefs.append(p.durations[i][d])
-                        vars_.append(var)
-                if len(vars_) > 1:
-                    rows[name, f"{side}_{len(rows)}"] = (coefs, vars_, constant)
-    ctx.model.device_load = pyo.Constraint(
-        list(rows), rule=lambda m, *key: (None, linear(rows[key][2], rows[key][0], rows[key][1]), 0.0))
+                        coefs.append(-p.durations[i][d])
+                        cols.append(col)
+                if len(cols) > 1:
+                    ctx.lin.add_row(None, "device_load", (name, f"{side}_{value:g}"), cols, coefs,
+                                    lower=constant)
 
 
 def register_formulation(name: str, formulation: Formulation | dict) -> None:

@@ -45,7 +45,7 @@ class MilpOptions(MethodOptions):
 
 @register_method("milp")
 class Milp(Method):
-    """Exact MILP: the formulation's blocks built into Pyomo and solved (HiGHS by default)."""
+    """Exact MILP: the formulation's blocks built into one model and solved (HiGHS by default)."""
 
     Options = MilpOptions
 
@@ -59,7 +59,7 @@ class Milp(Method):
             super().__init__(**({"formulation": formulation} if formulation else {}), **options)
             self.formulation = get_formulation(self.options.formulation)
         self.blocks = list(self.formulation.blocks)
-        if self.options.solver not in ("highs", "appsi_highs"):
+        if self.options.solver != "highs":
             from .solver import pyomo_solver
 
             pyomo_solver(self.options.solver)  # fail before any model is built

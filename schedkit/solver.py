@@ -11,9 +11,6 @@ from __future__ import annotations
 import math
 import time
 
-import pyomo.environ as pyo
-from pyomo.opt import TerminationCondition as TC
-
 from .build import BuiltModel
 from .errors import SolverError
 from .schedule import Schedule
@@ -26,6 +23,7 @@ _OPTION_NAMES = {
     "cbc": ("seconds", "ratioGap", "threads"),
     "glpk": ("tmlim", "mipgap", None),
     "scip": ("limits/time", "limits/gap", None),
+    "appsi": ("time_limit", "mip_rel_gap", "threads"),
 }
 
 
@@ -37,7 +35,8 @@ def solve_model(built: BuiltModel, solver: str = "highs", time_limit: float | No
     Parameters
     ----------
     solver : str
-        ``highs`` (default, embedded) or any Pyomo solver name.
+        ``highs`` (default: the embedded HiGHS gets the sparse model directly) or any
+        Pyomo solver name (the Pyomo model is made and handed to it).
     time_limit : float, optional
         Seconds; the schedule's status is ``feasible`` when it stops without proof.
     gap : float, optional
@@ -46,25 +45,30 @@ def solve_model(built: BuiltModel, solver: str = "highs", time_limit: float | No
         Pass the horizon schedule to the solver as a starting solution (HiGHS).
     """
     began = time.perf_counter()
-    if solver in ("highs", "appsi_highs"):
-        status, bound = _solve_highs(built, time_limit, gap, threads, verbose, warm_start)
+    if solver == "highs":
+        status, bound, values, objective = _solve_highs(built, time_limit, gap, threads, verbose, warm_start)
     else:
-        status, bound = _solve_pyomo(built, solver, time_limit, gap, threads, verbose)
+        status, bound, values, objective = _solve_pyomo(built, solver, time_limit, gap, threads, verbose)
     seconds = time.perf_counter() - began + built.build_seconds
     problem = built.problem
     if status in ("infeasible", "no_solution"):
         return Schedule(problem=problem.name, method=method, status=status, bound=_finite(bound),
                         solve_seconds=seconds)
-    schedule = extract_schedule(built, method=method, status=status, bound=bound, seconds=seconds)
-    return schedule
+    return extract_schedule(built, values, method=method, status=status, bound=bound, seconds=seconds,
+                            objective=objective)
 
 
 def _finite(value):
     return value if value is not None and math.isfinite(value) else None
 
 
-def extract_schedule(built: BuiltModel, method: str, status: str, bound, seconds) -> Schedule:
-    """Read device choice and per-device order from the loaded values; recompute exact times."""
+def extract_schedule(built: BuiltModel, values, method: str, status: str, bound, seconds,
+                     objective=None) -> Schedule:
+    """Read device choice and per-device order from column ``values``; recompute exact times.
+
+    ``objective`` is the solver's makespan: a read-back schedule longer than it is not
+    called optimal.
+    """
     p = built.problem
     ctx = built.context
     device_of = []
@@ -72,8 +76,8 @@ def extract_schedule(built: BuiltModel, method: str, status: str, bound, seconds
         if len(p.allowed[i]) == 1:
             device_of.append(p.allowed[i][0])
         else:
-            device_of.append(max(p.allowed[i], key=lambda d: pyo.value(ctx.x(i, d), exception=False) or 0.0))
-    starts = [pyo.value(ctx.start(i), exception=False) or 0.0 for i in range(len(p.tasks))]
+            device_of.append(max(p.allowed[i], key=lambda d: values[ctx.x_col(i, d)] or 0.0))
+    starts = [values[ctx.start_col(i)] or 0.0 for i in range(len(p.tasks))]
     exact = fixed_order_times(p, device_of, device_orders(p, device_of, starts))
     bound = _finite(bound)
     schedule = to_schedule(p, device_of, exact, method, status=status, solve_seconds=seconds)
@@ -81,9 +85,8 @@ def extract_schedule(built: BuiltModel, method: str, status: str, bound, seconds
     if status == "optimal":
         # Proven optimal: the bound is the objective itself (up to the solver's tolerance).
         lower = max(lower, min(schedule.makespan, bound if bound is not None else schedule.makespan))
-    solver_makespan = pyo.value(built.model.makespan, exception=False)
-    if status == "optimal" and solver_makespan is not None \
-            and schedule.makespan > solver_makespan + 1e-6 * max(1.0, solver_makespan):
+    if status == "optimal" and objective is not None \
+            and schedule.makespan > objective + 1e-6 * max(1.0, objective):
         # The read-back schedule is longer than the solver's: optimality is not shown for it.
         status = schedule.status = "feasible"
         lower = max(built.lower_bound, bound or 0.0)
@@ -120,39 +123,64 @@ def device_orders(problem, device_of, starts) -> list[list[int]]:
 
 # ---------------------------------------------------------------------- HiGHS
 def _solve_highs(built, time_limit, gap, threads, verbose, warm_start):
-    from pyomo.contrib.appsi.base import TerminationCondition as ATC
-    from pyomo.contrib.appsi.solvers.highs import Highs
+    """The sparse model passed to the embedded HiGHS as arrays (no Pyomo object made)."""
+    import highspy
+    import numpy as np
 
-    opt = Highs()
-    if not opt.available():
-        raise SolverError("solver 'highs' is not available: install highspy (pip install highspy)")
-    opt.config.stream_solver = verbose
-    opt.config.load_solution = False
+    lin = built.linear
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", bool(verbose))
     if time_limit is not None:
-        opt.config.time_limit = float(time_limit)
+        h.setOptionValue("time_limit", float(time_limit))
     if gap is not None:
-        opt.config.mip_gap = float(gap)
+        h.setOptionValue("mip_rel_gap", float(gap))
     if threads is not None:
-        opt.highs_options["threads"] = int(threads)
+        h.setOptionValue("threads", int(threads))
+    model = highspy.HighsLp()
+    model.num_col_ = lin.num_cols
+    model.num_row_ = lin.num_rows
+    cost = np.zeros(lin.num_cols)
+    for col, coef in lin.objective.items():
+        cost[col] = coef
+    model.col_cost_ = cost
+    model.col_lower_ = np.array(lin.lower, dtype=float)
+    model.col_upper_ = np.array(lin.upper, dtype=float)
+    model.row_lower_ = np.array(lin.row_lower, dtype=float)
+    model.row_upper_ = np.array(lin.row_upper, dtype=float)
+    model.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    model.a_matrix_.num_col_ = lin.num_cols
+    model.a_matrix_.num_row_ = lin.num_rows
+    model.a_matrix_.start_ = np.array(lin.row_start, dtype=np.int32)
+    model.a_matrix_.index_ = np.array(lin.row_index, dtype=np.int32)
+    model.a_matrix_.value_ = np.array(lin.row_value, dtype=float)
+    integer, continuous = highspy.HighsVarType.kInteger, highspy.HighsVarType.kContinuous
+    model.integrality_ = [integer if flag else continuous for flag in lin.integer]
+    if h.passModel(model) == highspy.HighsStatus.kError:
+        raise SolverError("HiGHS rejected the model")
     if warm_start and built.warm is not None:
-        set_warm_start(built, built.warm)
-        opt.config.warmstart = True
-    results = opt.solve(built.model)
-    tc = results.termination_condition
-    has_solution = results.best_feasible_objective is not None
-    bound = results.best_objective_bound
-    if tc == ATC.optimal:
+        known = warm_values(built, built.warm)
+        index = np.array([c for c, v in enumerate(known) if v is not None], dtype=np.int32)
+        h.setSolution(len(index), index, np.array([known[c] for c in index], dtype=float))
+    h.run()
+    state = h.getModelStatus()
+    info = h.getInfo()
+    has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
+    bound = info.mip_dual_bound if info.valid else None
+    S = highspy.HighsModelStatus
+    if state == S.kOptimal:
+        objective = info.objective_function_value
         # A positive gap is a stop without proof of optimality.
-        exact = gap is None or gap == 0 or _closed(results.best_feasible_objective, bound)
+        exact = gap is None or gap == 0 or _closed(objective, bound)
         status = "optimal" if exact else "feasible"
-    elif tc in (ATC.infeasible, ATC.infeasibleOrUnbounded):
-        return "infeasible", None
+    elif state in (S.kInfeasible, S.kUnboundedOrInfeasible):
+        return "infeasible", None, None, None
+    elif state == S.kModelError or state == S.kSolveError:
+        raise SolverError(f"HiGHS stopped with an error: {h.modelStatusToString(state)}")
     elif has_solution:
         status = "feasible"
     else:
-        return "no_solution", bound
-    results.solution_loader.load_vars()
-    return status, bound
+        return "no_solution", bound, None, None
+    return status, bound, list(h.getSolution().col_value), info.objective_function_value
 
 
 def _closed(objective, bound) -> bool:
@@ -161,27 +189,33 @@ def _closed(objective, bound) -> bool:
     return objective - bound <= 1e-6 * max(1.0, abs(objective))
 
 
-def set_warm_start(built: BuiltModel, schedule: Schedule) -> None:
-    """Set every variable of ``built`` to the values of ``schedule`` (a starting solution)."""
+def warm_values(built: BuiltModel, schedule: Schedule) -> list:
+    """Column values of ``schedule`` in ``built`` (``None`` for columns of user blocks)."""
     p = built.problem
     ctx = built.context
+    lin = built.linear
+    values: list = [None] * lin.num_cols
     where = {r.task: r for r in schedule.tasks}
+    ends = {key[0]: col for key, col in zip(lin.col_groups[None, "end"].keys,
+                                             lin.col_groups[None, "end"].indices)} \
+        if (None, "end") in lin.col_groups else {}
     for i, name in enumerate(p.tasks):
         row = where[name]
         d = p.device_index[row.device]
         for e in p.allowed[i]:
-            var = ctx.x_var(i, e)
-            if var is not None:
-                var.set_value(1 if e == d else 0)
-        ctx.start(i).set_value(row.start)
-        if len(p.allowed[i]) > 1:
-            built.model.end[name].set_value(row.end)
-    if hasattr(built.model, "order"):
+            col = ctx.x_col(i, e)
+            if col is not None:
+                values[col] = 1.0 if e == d else 0.0
+        values[ctx.start_col(i)] = row.start
+        if name in ends:
+            values[ends[name]] = row.end
+    if (None, "order") in lin.col_groups:
         for a, b in ctx.order_pairs():
             ra, rb = where[p.tasks[a]], where[p.tasks[b]]
-            ctx.order(a, b).set_value(1 if (ra.start, a) <= (rb.start, b) else 0)
-    if hasattr(built.model, "makespan"):
-        built.model.makespan.set_value(schedule.makespan)
+            values[ctx.order_col(a, b)] = 1.0 if (ra.start, a) <= (rb.start, b) else 0.0
+    if (None, "makespan") in lin.col_groups:
+        values[ctx.makespan_col()] = schedule.makespan
+    return values
 
 
 # ---------------------------------------------------------------------- other solvers
@@ -192,6 +226,8 @@ def pyomo_solver(solver: str):
     loggers are muted during the probe, the one-line error says it instead.
     """
     import logging
+
+    import pyomo.environ as pyo
 
     logger = logging.getLogger("pyomo")
     level = logger.level
@@ -210,14 +246,18 @@ def pyomo_solver(solver: str):
 
 
 def _solve_pyomo(built, solver, time_limit, gap, threads, verbose):
+    """The Pyomo model (made now) solved by a Pyomo solver plug-in."""
+    from pyomo.opt import TerminationCondition as TC
+
     opt = pyomo_solver(solver)
+    model = built.model
     names = _OPTION_NAMES.get(solver.split("_")[0], (None, None, None))
     options = {}
     for value, key in ((time_limit, names[0]), (gap, names[1]), (threads, names[2])):
         if value is not None and key is not None:
             options[key] = value
     try:
-        results = opt.solve(built.model, load_solutions=False, tee=verbose, options=options)
+        results = opt.solve(model, load_solutions=False, tee=verbose, options=options)
     except Exception as exc:
         raise SolverError(f"solver '{solver}' failed: {exc}") from None
     tc = results.solver.termination_condition
@@ -230,10 +270,11 @@ def _solve_pyomo(built, solver, time_limit, gap, threads, verbose):
     if tc == TC.optimal:
         status = "optimal" if not gap else "feasible"
     elif tc in (TC.infeasible, TC.infeasibleOrUnbounded):
-        return "infeasible", None
+        return "infeasible", None, None, None
     elif has_solution:
         status = "feasible"
     else:
-        return "no_solution", bound
-    built.model.solutions.load_from(results)
-    return status, bound
+        return "no_solution", bound, None, None
+    model.solutions.load_from(results)
+    values = [var.value for var in built.variables]
+    return status, bound, values, values[built.context.makespan_col()]

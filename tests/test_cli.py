@@ -65,7 +65,7 @@ def test_export_lp_and_mps(tmp_path, capsys):
         assert main(["export", TINY, "-o", str(tmp_path / name)]) == 0
         assert f"wrote {tmp_path / name}" in capsys.readouterr().out
         assert (tmp_path / name).stat().st_size > 0
-    assert "no_overlap_disjunct" in (tmp_path / "m.lp").read_text()
+    assert "no_overlap.disjunct" in (tmp_path / "m.lp").read_text()
 
 
 def test_describe_prints_every_block_of_the_formulation(capsys):

@@ -48,8 +48,8 @@ def test_lp_names_show_the_blocks(tmp_path):
     write_model(built, tmp_path / "m.lp")
     text = (tmp_path / "m.lp").read_text()
     for block in ("assignment", "precedence", "no_overlap"):
-        assert f"{block}_" in text
-    assert "memory_" not in text  # tiny's capacities hold every task: no memory row
+        assert f" {block}." in text
+    assert " memory." not in text  # tiny's capacities hold every task: no memory row
     assert "x(attn_gpu0)" in text and "start(attn)" in text
 
 

@@ -21,14 +21,14 @@ $$\sum_{d \in D_i} x_{i,d} = 1 \qquad \forall i \in T,\ |D_i| > 1$$
 $$\mathit{end}_i = \mathit{start}_i + \sum_{d \in D_i} p_{i,d}\, x_{i,d}$$
 """
 
-    def build(self, ctx, blk):
-        import pyomo.environ as pyo
+    builds_rows = True
 
+    def build(self, ctx, blk):
         p = ctx.problem
-        flexible = [i for i in range(len(p.tasks)) if len(p.allowed[i]) > 1]
-        blk.one_device = pyo.Constraint(
-            [p.tasks[i] for i in flexible],
-            rule=lambda b, t: sum(ctx.x(p.task_index[t], d) for d in p.allowed[p.task_index[t]]) == 1)
+        for i in range(len(p.tasks)):
+            if len(p.allowed[i]) > 1:
+                blk.add("one_device", (p.tasks[i],), [ctx.x_col(i, d) for d in p.allowed[i]],
+                        [1.0] * len(p.allowed[i]), 1.0, 1.0)
 
     def violations(self, problem, schedule):
         out = []

@@ -1,9 +1,17 @@
 """The constraint-block base class and its registry.
 
 A block is a frozen pydantic model with a ``kind`` tag. It has three duties:
-``build`` (add its constraints to its own Pyomo block), ``violations`` (check
+``build`` (add its constraints, named after the block), ``violations`` (check
 its meaning on any schedule, numerically) and ``describe`` (its mathematics,
 rendered from a jinja2 template).
+
+A block builds in one of two ways. By default, ``build(ctx, blk)`` receives its
+own ``pyo.Block`` and Pyomo variables from the context (``ctx.x``, ``ctx.start``,
+``ctx.end``, ``ctx.order``, ``ctx.makespan``); its linear rows are read back into
+the formulation's sparse model. A block with ``builds_rows = True`` (every built-in
+block) receives a :class:`~schedkit.build.RowBlock` instead and adds sparse rows
+with column indices (``ctx.x_col``, ``ctx.start_col``, ``ctx.end_terms``,
+``ctx.order_col``): no Pyomo object is made, which keeps large builds fast.
 
 Examples
 --------
@@ -60,6 +68,10 @@ class Block(BaseModel):
     template : str
         jinja2 template of the block's mathematics (Markdown with LaTeX); the
         block's fields are available in it.
+    builds_rows : bool
+        ``True`` when :meth:`build` writes sparse rows into a
+        :class:`~schedkit.build.RowBlock`; ``False`` (the default) when it adds
+        Pyomo constraints to a ``pyo.Block``.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -67,9 +79,10 @@ class Block(BaseModel):
     requires: ClassVar[frozenset[str]] = frozenset()
     provides: ClassVar[frozenset[str]] = frozenset()
     template: ClassVar[str] = ""
+    builds_rows: ClassVar[bool] = False
 
     def build(self, ctx, blk) -> None:
-        """Add this block's constraints to the Pyomo block ``blk``."""
+        """Add this block's constraints to ``blk``: a ``pyo.Block``, or a ``RowBlock`` (``builds_rows``)."""
         raise NotImplementedError(f"block '{self.kind}' does not implement build()")
 
     def violations(self, problem, schedule) -> list[str]:

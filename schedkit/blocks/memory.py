@@ -20,13 +20,10 @@ $$\sum_{i:\, d \in D_i} m_i\, x_{i,d} \le M_d \qquad \forall d \text{ with finit
 Devices whose capacity holds every task that may run there get no row.
 """
 
+    builds_rows = True
+
     def build(self, ctx, blk):
-        import pyomo.environ as pyo
-
-        from ..build import linear
-
         p = ctx.problem
-        rows = {}
         for d, cap in enumerate(p.device_memory):
             users = [i for i in range(len(p.tasks)) if d in p.allowed[i] and p.task_memory[i] > 0]
             if math.isinf(cap) or sum(p.task_memory[i] for i in users) <= cap:
@@ -34,9 +31,8 @@ Devices whose capacity holds every task that may run there get no row.
             # Tasks that can only run here use fixed memory (Problem checked that it fits).
             fixed = sum(p.task_memory[i] for i in users if len(p.allowed[i]) == 1)
             flexible = [i for i in users if len(p.allowed[i]) > 1]
-            rows[p.devices[d]] = (linear(0.0, [p.task_memory[i] for i in flexible],
-                                         [ctx.x(i, d) for i in flexible]), cap - fixed)
-        blk.capacity = pyo.Constraint(list(rows), rule=lambda b, name: rows[name][0] <= rows[name][1])
+            blk.add("capacity", (p.devices[d],), [ctx.x_col(i, d) for i in flexible],
+                    [p.task_memory[i] for i in flexible], upper=cap - fixed)
 
     def violations(self, problem, schedule):
         used = [0.0] * len(problem.devices)

@@ -29,15 +29,12 @@ $q_i$ the tail of $i$ (minimum work after it). Pairs ordered by the graph's tran
 closure get no binary; terms with a fixed $x$ fold into constants.
 """
 
+    builds_rows = True
+
     def build(self, ctx, blk):
-        import pyomo.environ as pyo
-
-        from ..build import linear
-
         p = ctx.problem
-        rows = {}
         for i, j in ctx.order_pairs():
-            y = ctx.order(i, j)
+            y = ctx.order_col(i, j)
             ti, tj = p.tasks[i], p.tasks[j]
             common = sorted(set(p.allowed[i]) & set(p.allowed[j]))
             for first, second, tag in ((i, j, "before"), (j, i, "after")):
@@ -45,25 +42,23 @@ closure get no binary; terms with a fixed $x$ fold into constants.
                 c0, cf, vf = ctx.end_terms(first)
                 # start_s - end_f + M*(1 - y or y) + M*(2 - x_fd - x_sd) >= 0
                 head_coefs = [1.0] + [-c for c in cf]
-                head_vars = [ctx.start(second)] + list(vf)
+                head_cols = [ctx.start_col(second)] + list(vf)
                 if tag == "before":   # relaxed when y = 0:  + M (1 - y)
                     y_coef, y_const = -m, m
                 else:                 # relaxed when y = 1:  + M y
                     y_coef, y_const = m, 0.0
                 for d in common:
                     coefs = head_coefs + [y_coef]
-                    vars_ = head_vars + [y]
+                    cols = head_cols + [y]
                     const = -c0 + y_const + 2 * m
                     for k in (first, second):
-                        xk = ctx.x(k, d)
-                        if isinstance(xk, int):
-                            const -= m * xk
+                        col = ctx.x_col(k, d)
+                        if col is None:
+                            const -= m * ctx.x_fixed(k, d)
                         else:
                             coefs.append(-m)
-                            vars_.append(xk)
-                    rows[ti, tj, p.devices[d], tag] = (coefs, vars_, const)
-        blk.disjunct = pyo.Constraint(
-            list(rows), rule=lambda b, *key: (0.0, linear(rows[key][2], rows[key][0], rows[key][1]), None))
+                            cols.append(col)
+                    blk.add("disjunct", (ti, tj, p.devices[d], tag), cols, coefs, lower=-const)
 
     def violations(self, problem, schedule):
         out = []

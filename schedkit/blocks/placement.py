@@ -20,11 +20,10 @@ $$x_{i,d} = x_{g,d} \qquad \forall i \in G \setminus \{g\},\ d \in D_i \cup D_g$
 (a missing $x$ is the constant 0 or 1).
 """
 
-    def build(self, ctx, blk):
-        import pyomo.environ as pyo
+    builds_rows = True
 
+    def build(self, ctx, blk):
         p = ctx.problem
-        rows = []
         for group, members in p.colocate_groups.items():
             first = members[0]
             for i in members[1:]:
@@ -33,12 +32,17 @@ $$x_{i,d} = x_{g,d} \qquad \forall i \in G \setminus \{g\},\ d \in D_i \cup D_g$
                     raise ProblemError(f"collocation group '{group}': tasks '{p.tasks[first]}' and "
                                        f"'{p.tasks[i]}' share no device")
                 for d in sorted(set(p.allowed[i]) | set(p.allowed[first])):
-                    a, b = ctx.x(i, d), ctx.x(first, d)
-                    if isinstance(a, int) and isinstance(b, int):
-                        continue
-                    rows.append((p.tasks[i], p.devices[d], a, b))
-        pairs = {(t, d): (a, c) for t, d, a, c in rows}
-        blk.colocate = pyo.Constraint(list(pairs), rule=lambda b, t, d: pairs[t, d][0] == pairs[t, d][1])
+                    # x[i,d] - x[first,d] = 0, a missing x folded into the right-hand side
+                    cols, coefs, rhs = [], [], 0.0
+                    for k, sign in ((i, 1.0), (first, -1.0)):
+                        col = ctx.x_col(k, d)
+                        if col is None:
+                            rhs -= sign * ctx.x_fixed(k, d)
+                        else:
+                            cols.append(col)
+                            coefs.append(sign)
+                    if cols:
+                        blk.add("colocate", (p.tasks[i], p.devices[d]), cols, coefs, rhs, rhs)
 
     def violations(self, problem, schedule):
         out = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..errors import FormulationError
 from ..validate import tolerance
 from .base import Block, register_block
 
@@ -31,29 +32,24 @@ $x_{i,u} + x_{j,v} \le 1$.
 {% endif %}
 """
 
+    builds_rows = True
+
     def build(self, ctx, blk):
-        import pyomo.environ as pyo
-
-        from ..build import linear
-
         p = ctx.problem
-        rows = {}
-        forbid = {}
         for i, j, size in p.edges:
             ti, tj = p.tasks[i], p.tasks[j]
             c0, ci, vi = ctx.end_terms(i)
-            sj = ctx.start(j)
-            # start_j - end_i >= 0
+            # start_j - end_i >= c0
             base_coefs = [1.0] + [-c for c in ci]
-            base_vars = [sj] + list(vi)
-            rows[ti, tj, "data"] = (base_coefs, base_vars, -c0, 0.0)
+            base_cols = [ctx.start_col(j)] + list(vi)
+            blk.add("delay", (ti, tj, "data"), base_cols, base_coefs, lower=c0)
             if not self.communication or size == 0:
                 continue
             Ai, Aj = p.allowed[i], p.allowed[j]
             for u in Ai:
                 for v in Aj:
                     if u != v and not p.linked[u][v]:
-                        forbid[ti, tj, p.devices[u], p.devices[v]] = (ctx.x(i, u), ctx.x(j, v))
+                        _at_most_one(ctx, blk, (ti, tj, p.devices[u], p.devices[v]), (i, u), (j, v))
             for side, mine, other in (("from", Ai, Aj), ("to", Aj, Ai)):
                 for a in mine:
                     cost = {}
@@ -65,25 +61,19 @@ $x_{i,u} + x_{j,v} \le 1$.
                             cost[b] = p.comm_time(size, u, v)
                     if not any(cost.values()):
                         continue
-                    # start_j - end_i - sum_b c x_b - K x_a >= -K   (K = sum of c)
+                    # start_j - end_i - sum_b c x_b - K x_a >= c0 - K   (K = sum of c)
                     k = sum(cost.values())
-                    coefs, vars_, rhs = list(base_coefs), list(base_vars), c0 - k
-                    xa = ctx.x(i if side == "from" else j, a)
-                    if isinstance(xa, int):
-                        rhs += k * xa
-                    else:
-                        coefs.append(-k)
-                        vars_.append(xa)
-                    for b, c in cost.items():
-                        xb = ctx.x(j if side == "from" else i, b)
-                        if isinstance(xb, int):
-                            rhs += c * xb
+                    coefs, cols, rhs = list(base_coefs), list(base_cols), c0 - k
+                    terms = [(i if side == "from" else j, a, k)]
+                    terms += [(j if side == "from" else i, b, c) for b, c in cost.items()]
+                    for task, device, c in terms:
+                        col = ctx.x_col(task, device)
+                        if col is None:
+                            rhs += c * ctx.x_fixed(task, device)
                         else:
                             coefs.append(-c)
-                            vars_.append(xb)
-                    rows[ti, tj, f"{side}_{p.devices[a]}"] = (coefs, vars_, 0.0, rhs)
-        blk.delay = pyo.Constraint(list(rows), rule=lambda b, ti, tj, tag: _row(rows[ti, tj, tag]))
-        blk.no_link = pyo.Constraint(list(forbid), rule=lambda b, *key: _at_most_one(forbid[key]))
+                            cols.append(col)
+                    blk.add("delay", (ti, tj, f"{side}_{p.devices[a]}"), cols, coefs, lower=rhs)
 
     def violations(self, problem, schedule):
         out = []
@@ -102,17 +92,18 @@ $x_{i,u} + x_{j,v} \le 1$.
         return out
 
 
-def _row(spec):
-    from ..build import linear
-
-    coefs, vars_, constant, rhs = spec
-    return (rhs, linear(constant, coefs, vars_), None)
-
-
-def _at_most_one(pair):
-    import pyomo.environ as pyo
-
-    a, b = pair
-    if isinstance(a, int) and isinstance(b, int):
-        return pyo.Constraint.Skip if a + b <= 1 else pyo.Constraint.Infeasible
-    return a + b <= 1
+def _at_most_one(ctx, blk, key, first, second) -> None:
+    """``x[first] + x[second] <= 1``: the two ends may not sit on devices with no link path."""
+    cols, rhs = [], 1.0
+    for task, device in (first, second):
+        col = ctx.x_col(task, device)
+        if col is None:
+            rhs -= ctx.x_fixed(task, device)
+        else:
+            cols.append(col)
+    if not cols:
+        if rhs < 0:
+            raise FormulationError(f"edge {key[0]}->{key[1]}: tasks fixed to {key[2]} and {key[3]}, "
+                                   f"which no link path joins")
+        return
+    blk.add("no_link", key, cols, [1.0] * len(cols), upper=rhs)

@@ -5,8 +5,8 @@ from block_cases import OPTIMAL, block, check_golden, problem, schedule
 
 def test_golden_lp(tmp_path):
     text = check_golden("assignment", tmp_path)
-    assert "assignment_one_device(a)" in text and "assignment_one_device(b)" in text
-    assert "assignment_one_device(c)" not in text  # c is pinned: no choice, no row
+    assert "assignment.one_device(a)" in text and "assignment.one_device(b)" in text
+    assert "assignment.one_device(c)" not in text  # c is pinned: no choice, no row
 
 
 def test_feasible_schedule_has_no_violation():

@@ -6,8 +6,8 @@ from block_cases import OPTIMAL, block, check_golden, problem, schedule
 def test_golden_lp(tmp_path):
     text = check_golden("memory", tmp_path)
     # gpu: capacity 10 minus the pinned c (3) for the flexible a and b.
-    assert "memory_capacity(gpu)" in text
-    assert "memory_capacity(cpu)" not in text  # unlimited
+    assert "memory.capacity(gpu)" in text
+    assert "memory.capacity(cpu)" not in text  # unlimited
 
 
 def test_feasible_schedule_has_no_violation():

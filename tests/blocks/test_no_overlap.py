@@ -6,8 +6,8 @@ from block_cases import OPTIMAL, block, check_golden, problem, schedule
 def test_golden_lp(tmp_path):
     text = check_golden("no_overlap", tmp_path)
     # Only b and c are unordered by the graph and may share the gpu.
-    assert "no_overlap_disjunct(b_c_gpu_before)" in text
-    assert "no_overlap_disjunct(b_c_gpu_after)" in text
+    assert "no_overlap.disjunct(b_c_gpu_before)" in text
+    assert "no_overlap.disjunct(b_c_gpu_after)" in text
     assert "order(a_" not in text
 
 

@@ -6,7 +6,7 @@ from block_cases import OPTIMAL, block, check_golden, problem, schedule
 def test_golden_lp(tmp_path):
     text = check_golden("placement", tmp_path)
     # c is pinned to the gpu, so its collocated partner a must be there too.
-    assert "placement_colocate(c_gpu)" in text and "placement_colocate(c_cpu)" in text
+    assert "placement.colocate(c_gpu)" in text and "placement.colocate(c_cpu)" in text
 
 
 def test_feasible_schedule_has_no_violation():

@@ -6,8 +6,8 @@ from schedkit.blocks import Precedence
 
 def test_golden_lp(tmp_path):
     text = check_golden("precedence", tmp_path)
-    for row in ("precedence_delay(a_b_data)", "precedence_delay(a_b_from_gpu)",
-                "precedence_delay(a_c_from_cpu)"):
+    for row in ("precedence.delay(a_b_data)", "precedence.delay(a_b_from_gpu)",
+                "precedence.delay(a_c_from_cpu)"):
         assert row in text
 
 
