@@ -104,7 +104,11 @@ class Formulation(BaseModel):
 
     # ------------------------------------------------------------------ build
     def build(self, problem, horizon: float | None = None, warm=None):
-        """Build the Pyomo model: one ``pyo.Block`` per constraint block.
+        """Build the model: the sparse rows of every block, and on demand a Pyomo model.
+
+        ``built.linear`` is what the embedded HiGHS and the LP/MPS writers receive;
+        ``built.model`` is the same MILP as a Pyomo model with one ``pyo.Block`` per
+        constraint block (made on first use, for Pyomo solvers and for inspection).
 
         Parameters
         ----------

@@ -26,3 +26,16 @@ def test_warm_start_cannot_be_the_milp_itself():
 def test_unknown_warm_start_method_is_a_clear_error():
     with pytest.raises(schedkit.SchedkitError, match="unknown method 'nosuch'"):
         schedkit.solve("examples/tiny.yaml", "milp", warm_start="nosuch")
+
+
+@pytest.mark.parametrize("formulation,path", [("latency", "examples/hetero20.yaml"),
+                                              ("jssp", "examples/ft06.json")])
+def test_warm_start_values_satisfy_every_row(formulation, path):
+    # A starting solution that breaks one row is dropped by HiGHS without a word.
+    from schedkit.milp import Milp
+    from schedkit.solver import warm_values
+
+    built = Milp(formulation=formulation).build(schedkit.Problem.load(path))
+    values = warm_values(built, built.warm)
+    assert None not in values
+    assert built.linear.violated_rows(values) == []
