@@ -103,21 +103,26 @@ def device_orders(problem, device_of, starts) -> list[list[int]]:
 
     Sorting by start alone can put a zero-length task after its successor (equal
     starts, or starts within the solver's tolerance). Tasks are instead taken in one
-    topological order that always picks the ready task with the earliest start.
+    topological order that always picks the ready task with the earliest start and,
+    among equal starts, the earliest end: a zero-length task the solver put at the
+    start of a longer one comes first, as in the solver's schedule.
     """
     import heapq
 
+    def key(i):
+        return (starts[i], starts[i] + problem.durations[i][device_of[i]], i)
+
     indegree = [len(problem.preds[i]) for i in range(len(problem.tasks))]
-    heap = [(starts[i], i) for i in range(len(problem.tasks)) if indegree[i] == 0]
+    heap = [key(i) for i in range(len(problem.tasks)) if indegree[i] == 0]
     heapq.heapify(heap)
     orders: list[list[int]] = [[] for _ in problem.devices]
     while heap:
-        _, i = heapq.heappop(heap)
+        i = heapq.heappop(heap)[2]
         orders[device_of[i]].append(i)
         for j, _ in problem.succs[i]:
             indegree[j] -= 1
             if indegree[j] == 0:
-                heapq.heappush(heap, (starts[j], j))
+                heapq.heappush(heap, key(j))
     return orders
 
 

@@ -61,10 +61,20 @@ def _zero_duration_case(durations_t5, edges, t6):
 WORSE_THAN_HEFT = _zero_duration_case({"d0": 1, "d1": 0}, [("t0", "t1", 0), ("t0", "t5", 0), ("t1", "t5", 1)], 1)
 #: The MILP raises ScheduleError "the device orders contradict the task graph".
 ORDER_CONTRADICTS_GRAPH = _zero_duration_case({"d0": 1}, [("t0", "t5", 0), ("t1", "t5", 0)], 0)
+#: The solver puts zero-length t1 at the start of t0 (both start at 0); reading t0 first
+#: made the schedule longer than the solver's and the status 'feasible'.
+ZERO_LENGTH_AT_START = {
+    "name": "random", "devices": [{"name": "d0"}, {"name": "d1"}, {"name": "d2"}],
+    "links": [{"src": a, "dst": b, "bandwidth": 1, "latency": 0} for a, b in (("d0", "d1"), ("d0", "d2"), ("d1", "d2"))],
+    "tasks": [{"name": "t0", "durations": {"d0": 1, "d1": 0}, "pin": ["d0"]},
+              {"name": "t1", "durations": {"d0": 0}, "pin": ["d0"]},
+              {"name": "t2", "durations": {"d0": 1, "d1": 0, "d2": 0}}],
+    "edges": [{"src": "t1", "dst": "t2", "size": 1}]}
 
 
 @example(data=WORSE_THAN_HEFT)
 @example(data=ORDER_CONTRADICTS_GRAPH)
+@example(data=ZERO_LENGTH_AT_START)
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems())
 def test_milp_validates_and_beats_heft(data):
