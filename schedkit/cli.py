@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=int, help="iterations of search methods")
     p.add_argument("--warm-start", dest="warm_start", default=None,
                    help="MILP: 'auto' (default), 'none', or a method whose schedule starts the solver")
+    p.add_argument("--lns-seconds", dest="lns_seconds", type=float, default=None,
+                   help="MILP: seconds of local search improving the start before the exact solve "
+                        "(default: 0.15 per task, at most 30 and a third of --time-limit; 0: off)")
     p.add_argument("--verbose", "-v", action="store_true", help="stream the solver log")
     p.add_argument("--show", action="store_true", help="print the schedule, device by device")
     p.add_argument("-o", "--output", help="write the schedule (JSON) here")
@@ -95,7 +98,8 @@ def _solve_options(args) -> dict:
     fields = cls.Options.model_fields
     given = {"formulation": args.formulation, "solver": args.solver, "time_limit": args.time_limit,
              "gap": args.gap, "threads": args.threads, "seed": args.seed,
-             "iterations": args.iterations, "warm_start": args.warm_start}
+             "iterations": args.iterations, "warm_start": args.warm_start,
+             "lns_seconds": args.lns_seconds}
     options = {}
     for key, value in given.items():
         if value is None:

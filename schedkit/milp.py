@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from pydantic import field_validator
@@ -29,8 +30,14 @@ class MilpOptions(MethodOptions):
     """``auto``: the best of a short seeded annealing from HEFT (when the heuristics are
     installed) and the kernel's list schedules starts the solver and sets the big-M horizon; ``none``: same horizon, no starting solution; or the name of a method whose
     schedule starts the solver (when it satisfies every block of the formulation)."""
+    lns_seconds: float | None = None
+    """Seconds of MILP local search (:mod:`schedkit.lns`) that improve the starting
+    schedule before the exact solve; by default, with at least 25 tasks that have a choice
+    of device, 0.15 s per such task, at most 30 s and at most a third of ``time_limit``,
+    stopping early after 8 rounds without improvement (smaller problems go straight to the
+    exact solve, which searches them better). ``0`` turns it off; so does ``warm_start: none``."""
 
-    @field_validator("time_limit", "gap")
+    @field_validator("time_limit", "gap", "lns_seconds")
     @classmethod
     def _non_negative(cls, value):
         if value is not None and value < 0:
@@ -71,6 +78,7 @@ class Milp(Method):
     def run(self, problem: Problem):
         from .solver import solve_model
 
+        began = time.perf_counter()
         o = self.options
         warm = None
         if o.warm_start == "auto":
@@ -80,11 +88,42 @@ class Milp(Method):
                 raise SchedkitError("--warm-start cannot be 'milp' itself")
             warm = solve(problem, o.warm_start)
         built = self.build(problem, warm=warm)
-        return solve_model(built, solver=o.solver, time_limit=o.time_limit, gap=o.gap,
-                           threads=o.threads, verbose=o.verbose, warm_start=o.warm_start != "none",
-                           method=f"milp:{self.formulation.name}")
+        time_limit = o.time_limit
+        if o.warm_start != "none" and built.warm is not None:
+            budget = self.lns_budget(problem)
+            if budget > 0:
+                from .lns import improve
+
+                better = improve(built, built.warm, budget)
+                if better.makespan < built.warm.makespan:
+                    # A shorter schedule also shrinks the horizon: every big-M and bound.
+                    built = self.build(problem, warm=better)
+            if time_limit is not None:
+                time_limit = max(0.0, time_limit - (time.perf_counter() - began))
+        schedule = solve_model(built, solver=o.solver, time_limit=time_limit, gap=o.gap,
+                               threads=o.threads, verbose=o.verbose, warm_start=o.warm_start != "none",
+                               method=f"milp:{self.formulation.name}")
+        schedule.solve_seconds = time.perf_counter() - began
+        return schedule
+
+    def lns_budget(self, problem: Problem) -> float:
+        """Seconds of local search before the exact solve (see ``lns_seconds``)."""
+        o = self.options
+        if o.lns_seconds is not None:
+            budget = o.lns_seconds
+        else:
+            flexible = sum(1 for a in problem.allowed if len(a) > 1)
+            budget = min(LNS_SECONDS_PER_TASK * flexible, LNS_MAX_SECONDS) if flexible >= LNS_MIN_TASKS else 0.0
+        if o.time_limit is not None:
+            budget = min(budget, o.time_limit / 3)
+        return budget
 
 
+#: Default local-search budget per task with a choice of device, and its cap (seconds).
+LNS_SECONDS_PER_TASK = 0.15
+LNS_MAX_SECONDS = 30.0
+#: Below this many tasks with a choice, a round would free half the problem: no local search.
+LNS_MIN_TASKS = 25
 #: Iterations of the automatic warm-start search per task (deterministic: seed 0).
 AUTO_SEARCH_ITERATIONS_PER_TASK = 100
 AUTO_SEARCH_MAX_TASKS = 400

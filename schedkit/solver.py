@@ -127,12 +127,11 @@ def device_orders(problem, device_of, starts) -> list[list[int]]:
 
 
 # ---------------------------------------------------------------------- HiGHS
-def _solve_highs(built, time_limit, gap, threads, verbose, warm_start):
-    """The sparse model passed to the embedded HiGHS as arrays (no Pyomo object made)."""
+def highs_for(lin, time_limit=None, gap=None, threads=None, verbose=False):
+    """A ``highspy.Highs`` holding the sparse model ``lin`` (passed as arrays, no Pyomo object)."""
     import highspy
     import numpy as np
 
-    lin = built.linear
     h = highspy.Highs()
     h.setOptionValue("output_flag", bool(verbose))
     if time_limit is not None:
@@ -162,10 +161,24 @@ def _solve_highs(built, time_limit, gap, threads, verbose, warm_start):
     model.integrality_ = [integer if flag else continuous for flag in lin.integer]
     if h.passModel(model) == highspy.HighsStatus.kError:
         raise SolverError("HiGHS rejected the model")
+    return h
+
+
+def set_start(h, values) -> None:
+    """Give HiGHS a starting solution: ``values`` per column, ``None`` where unknown."""
+    import numpy as np
+
+    index = np.array([c for c, v in enumerate(values) if v is not None], dtype=np.int32)
+    h.setSolution(len(index), index, np.array([values[c] for c in index], dtype=float))
+
+
+def _solve_highs(built, time_limit, gap, threads, verbose, warm_start):
+    """The embedded HiGHS on the sparse model, started from the horizon schedule."""
+    import highspy
+
+    h = highs_for(built.linear, time_limit, gap, threads, verbose)
     if warm_start and built.warm is not None:
-        known = warm_values(built, built.warm)
-        index = np.array([c for c, v in enumerate(known) if v is not None], dtype=np.int32)
-        h.setSolution(len(index), index, np.array([known[c] for c in index], dtype=float))
+        set_start(h, warm_values(built, built.warm))
     h.run()
     state = h.getModelStatus()
     info = h.getInfo()

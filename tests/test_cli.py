@@ -145,7 +145,10 @@ def test_bad_problem_file(tmp_path, capfd, case):
     (["--formulation", "missing.yaml"], ["missing.yaml"]),
     (["--method", "heft", "--solver", "highs"], ["method 'heft' does not take --solver"]),
     (["--time-limit", "-1"], ["time_limit"]),
-], ids=["method", "solver", "formulation", "formulation_file", "option_not_taken", "negative_time_limit"])
+    (["--lns-seconds", "-1"], ["lns_seconds", "must be >= 0"]),
+    (["--method", "heft", "--lns-seconds", "1"], ["method 'heft' does not take --lns-seconds"]),
+], ids=["method", "solver", "formulation", "formulation_file", "option_not_taken", "negative_time_limit",
+        "negative_lns", "lns_not_taken"])
 def test_bad_solve_options(tmp_path, capfd, args, words):
     out = tmp_path / "out.json"
     line = _check_error(capfd, main(["solve", TINY, *args, "-o", str(out)]), out)
