@@ -58,10 +58,21 @@ class BuildContext:
         Whether heads and tails may bound start times (true when precedence is built).
     lower_bound : float
         A valid lower bound on the makespan (the variable's lower bound).
+    communication : bool
+        Whether precedence includes transfer times (device heads and tails count them).
+
+    Attributes
+    ----------
+    heads, tails : list of float
+        Device-free heads and tails (zeros without precedence).
+    device_heads, device_tails : list of dict
+        ``device_heads[i][d]``: earliest start of ``i`` on ``d``; ``device_tails[i][d]``:
+        least time from its end on ``d`` to the makespan (see
+        :meth:`~schedkit.problem.Problem.device_heads_tails`).
     """
 
     def __init__(self, problem: Problem, lin: LinearModel, horizon: float, timing_bounds: bool,
-                 lower_bound: float = 0.0):
+                 lower_bound: float = 0.0, communication: bool = True):
         self.problem = problem
         self.lin = lin
         self.lower_bound = lower_bound
@@ -69,6 +80,10 @@ class BuildContext:
         n = len(problem.tasks)
         self.heads = problem.heads if timing_bounds else [0.0] * n
         self.tails = problem.tails if timing_bounds else [0.0] * n
+        if timing_bounds:
+            self.device_heads, self.device_tails = problem.device_heads_tails(communication)
+        else:
+            self.device_heads = self.device_tails = [dict.fromkeys(a, 0.0) for a in problem.allowed]
         self._x: dict[tuple[int, int], int] = {}
         self._order: dict[tuple[int, int], int] = {}
         self._families: set[str] = set()
@@ -101,11 +116,14 @@ class BuildContext:
         self._families.add("timing")
         p = self.problem
         tasks = range(len(p.tasks))
+        hd, tl = self.device_heads, self.device_tails
         # A hair of slack so that a schedule whose makespan *is* the horizon stays inside
         # the bounds despite rounding in the sums of durations.
         slack = 1e-9 * max(1.0, self.horizon)
-        lower = [self.heads[i] for i in tasks]
-        upper = [max(self.heads[i], self.horizon - self.tails[i] - p.min_duration[i] + slack) for i in tasks]
+        lower = [min(hd[i].values()) for i in tasks]
+        upper = [max(lower[i], self.horizon - min(tl[i][d] + p.durations[i][d] for d in p.allowed[i]) + slack)
+                 for i in tasks]
+        self.start_upper = upper
         self._starts = self.lin.add_columns("start", [(t,) for t in p.tasks], lower, upper)
         # Tasks with a choice of device get an 'end' column defined once
         # (end = start + sum_d p[i,d] x[i,d]); rows then refer to end[i] alone, which
@@ -113,8 +131,8 @@ class BuildContext:
         flexible = [i for i in tasks if len(p.allowed[i]) > 1]
         ends = self.lin.add_columns(
             "end", [(p.tasks[i],) for i in flexible],
-            [lower[i] + p.min_duration[i] for i in flexible],
-            [self.horizon - self.tails[i] + slack for i in flexible])
+            [min(hd[i][d] + p.durations[i][d] for d in p.allowed[i]) for i in flexible],
+            [self.horizon - min(tl[i].values()) + slack for i in flexible])
         end_of = dict(zip(flexible, ends))
         self._end_terms = []
         for i in tasks:
@@ -128,6 +146,11 @@ class BuildContext:
                     coefs.append(-dur)
             self.lin.add_row(None, "end_def", (p.tasks[i],), cols, coefs, 0.0, 0.0)
             self._end_terms.append((0.0, [1.0], [end_of[i]]))
+            # start_i >= sum_d head[i,d] x[i,d]: where the device decides the earliest start
+            if max(hd[i].values()) > lower[i]:
+                self.lin.add_row(None, "start_head", (p.tasks[i],),
+                                 [self._starts[i]] + [self.x_col(i, d) for d in p.allowed[i]],
+                                 [1.0] + [-hd[i][d] for d in p.allowed[i]], lower=0.0)
 
     def start_col(self, i: int) -> int:
         """Column of the start time of task ``i``."""
@@ -141,18 +164,30 @@ class BuildContext:
 
     # ------------------------------------------------------------------ makespan
     def makespan_col(self) -> int:
-        """The makespan column, with ``makespan >= end[i] + tail[i]`` for every task (made once)."""
+        """The makespan column, with ``makespan >= end[i] + tail[i, d]`` for every task (made once).
+
+        The tail is that of the task's device (``sum_d tail[i,d] x[i,d]``).
+        """
         if "makespan" not in self._families:
             self._families.add("makespan")
             p = self.problem
+            hd, tl = self.device_heads, self.device_tails
             lower = max(self.lower_bound,
-                        max(self.heads[i] + p.min_duration[i] + self.tails[i] for i in range(len(p.tasks))))
+                        max(min(hd[i][d] + p.durations[i][d] + tl[i][d] for d in p.allowed[i])
+                            for i in range(len(p.tasks))))
             self._makespan = self.lin.add_columns("makespan", [()], lower, self.horizon * (1 + 1e-9))[0]
             for i, t in enumerate(p.tasks):
                 constant, coefs, cols = self.end_terms(i)
-                # makespan - end_i >= constant + tail_i
-                self.lin.add_row(None, "makespan_def", (t,), [self._makespan] + cols,
-                                 [1.0] + [-c for c in coefs], lower=constant + self.tails[i])
+                # makespan - end_i - sum_d tail[i,d] x[i,d] >= constant
+                row_cols, row_coefs = [self._makespan] + cols, [1.0] + [-c for c in coefs]
+                if len(p.allowed[i]) == 1:
+                    constant += tl[i][p.allowed[i][0]]
+                else:
+                    for d in p.allowed[i]:
+                        if tl[i][d]:
+                            row_cols.append(self.x_col(i, d))
+                            row_coefs.append(-tl[i][d])
+                self.lin.add_row(None, "makespan_def", (t,), row_cols, row_coefs, lower=constant)
         return self._makespan
 
     # ------------------------------------------------------------------ order

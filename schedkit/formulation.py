@@ -133,7 +133,9 @@ class Formulation(BaseModel):
             horizon, warm = choose_horizon(problem, self.blocks, warm)
         lower = lower_bound(problem) if self.has("precedence") else 0.0
         lin = LinearModel(name=f"{self.name}:{problem.name}")
-        ctx = BuildContext(problem, lin, horizon, timing_bounds=self.has("precedence"), lower_bound=lower)
+        precedence = next((b for b in self.blocks if b.kind == "precedence"), None)
+        ctx = BuildContext(problem, lin, horizon, timing_bounds=precedence is not None, lower_bound=lower,
+                           communication=bool(getattr(precedence, "communication", True)))
         for block in self.blocks:
             if block.builds_rows:
                 block.build(ctx, RowBlock(lin, block.kind))
@@ -155,11 +157,13 @@ def _add_load_rows(ctx) -> None:
     that run on ``d`` run one after another after ``r``:
     ``C >= r + sum(p[i,d] x[i,d] for r_i >= r) + min tail``; the mirror rows use
     tails. With ``r = 0`` this is the plain load row ``C >= sum_i p[i,d] x[i,d]``.
+    (Heads on ``d`` itself would not do: a window's constant must hold even when none
+    of its tasks runs on ``d``.)
     """
     p = ctx.problem
     makespan = ctx.makespan_col()
     for d, name in enumerate(p.devices):
-        users = [i for i in range(len(p.tasks)) if d in p.durations[i]]
+        users = [i for i in range(len(p.tasks)) if d in p.allowed[i]]
         if not any(ctx.x_col(i, d) is not None for i in users):
             continue  # only fixed tasks: the device bound already covers them
         for side, key, other in (("head", ctx.heads, ctx.tails), ("tail", ctx.tails, ctx.heads)):

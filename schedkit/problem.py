@@ -226,6 +226,49 @@ class Problem:
                 tail[i] = max(tail[i], self.min_duration[j] + tail[j])
         return tail
 
+    def device_heads_tails(self, communication: bool = True) -> tuple[list[dict], list[dict]]:
+        """Heads and tails of each task *on each allowed device*, transfers included.
+
+        ``head[j][d]``: earliest start of ``j`` when it runs on ``d``; every predecessor
+        ``i`` ends on its best device ``u`` and its data travels from ``u`` to ``d``.
+        ``tail[i][d]``: least time from the end of ``i`` on ``d`` to the makespan, the
+        mirror. Both are at least the device-free :attr:`heads` and :attr:`tails`.
+
+        Examples
+        --------
+        >>> p = Problem.load("examples/tiny.yaml")
+        >>> heads, tails = p.device_heads_tails()
+        >>> all(heads[i][d] >= p.heads[i] for i in range(len(p.tasks)) for d in p.allowed[i])
+        True
+        """
+        key = bool(communication)
+        cache = self.__dict__.setdefault("_device_heads_tails", {})
+        if key in cache:
+            return cache[key]
+
+        def move(size, u, v):
+            return self.comm_time(size, u, v) if communication else 0.0
+
+        def reachable(size, u, v):
+            return not communication or self.pair_allowed(size, u, v)
+
+        head = [{d: self.heads[j] for d in self.allowed[j]} for j in range(len(self.tasks))]
+        for j in self.topological_order:
+            for i, size in self.preds[j]:
+                for d in head[j]:
+                    best = min((head[i][u] + self.durations[i][u] + move(size, u, d)
+                                for u in self.allowed[i] if reachable(size, u, d)), default=head[j][d])
+                    head[j][d] = max(head[j][d], best)
+        tail = [{d: self.tails[i] for d in self.allowed[i]} for i in range(len(self.tasks))]
+        for i in reversed(self.topological_order):
+            for j, size in self.succs[i]:
+                for d in tail[i]:
+                    best = min((move(size, d, v) + self.durations[j][v] + tail[j][v]
+                                for v in self.allowed[j] if reachable(size, d, v)), default=tail[i][d])
+                    tail[i][d] = max(tail[i][d], best)
+        cache[key] = (head, tail)
+        return head, tail
+
     @cached_property
     def colocate_groups(self) -> dict[str, list[int]]:
         """Collocation groups: group name to its tasks."""

@@ -105,12 +105,16 @@ def device_orders(problem, device_of, starts) -> list[list[int]]:
     starts, or starts within the solver's tolerance). Tasks are instead taken in one
     topological order that always picks the ready task with the earliest start and,
     among equal starts, the earliest end: a zero-length task the solver put at the
-    start of a longer one comes first, as in the solver's schedule.
+    start of a longer one comes first, as in the solver's schedule. Times are compared
+    on a grid of the solver's tolerance (a zero-length task at 1e-9 still starts "at 0").
     """
     import heapq
 
+    grid = 1e-6 * max([1.0] + [abs(s) for s in starts])
+
     def key(i):
-        return (starts[i], starts[i] + problem.durations[i][device_of[i]], i)
+        start = starts[i]
+        return (round(start / grid), round((start + problem.durations[i][device_of[i]]) / grid), i)
 
     indegree = [len(problem.preds[i]) for i in range(len(problem.tasks))]
     heap = [key(i) for i in range(len(problem.tasks)) if indegree[i] == 0]

@@ -89,7 +89,7 @@ def test_milp_proves_the_known_optimum(case):
     s = schedkit.solve(p, "milp", formulation=formulation, time_limit=time_limit)
     assert s.status == "optimal"
     assert s.makespan == pytest.approx(optimum, abs=1e-6)
-    assert s.bound == pytest.approx(s.makespan, rel=1e-6)
+    assert s.bound == pytest.approx(s.makespan, rel=1e-4)  # HiGHS stops at a relative gap of 1e-4
     assert s.violations(p) == []
 
 

@@ -70,11 +70,21 @@ ZERO_LENGTH_AT_START = {
               {"name": "t1", "durations": {"d0": 0}, "pin": ["d0"]},
               {"name": "t2", "durations": {"d0": 1, "d1": 0, "d2": 0}}],
     "edges": [{"src": "t1", "dst": "t2", "size": 1}]}
+#: The same with the zero-length task at 1e-9, after the longer one's start at 0.
+ZERO_LENGTH_WITHIN_TOLERANCE = {
+    "name": "random", "devices": [{"name": "d0"}, {"name": "d1"}],
+    "links": [{"src": "d0", "dst": "d1", "bandwidth": 1, "latency": 0}],
+    "tasks": [{"name": "t0", "durations": {"d1": 2, "d0": 0}},
+              {"name": "t1", "durations": {"d0": 0}, "pin": ["d0"]},
+              {"name": "t2", "durations": {"d1": 0}, "pin": ["d1"]},
+              {"name": "t3", "durations": {"d0": 1, "d1": 0}, "pin": ["d0"]}],
+    "edges": [{"src": "t0", "dst": "t2", "size": 1}]}
 
 
 @example(data=WORSE_THAN_HEFT)
 @example(data=ORDER_CONTRADICTS_GRAPH)
 @example(data=ZERO_LENGTH_AT_START)
+@example(data=ZERO_LENGTH_WITHIN_TOLERANCE)
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems())
 def test_milp_validates_and_beats_heft(data):

@@ -64,7 +64,7 @@ formulation = schedkit.Formulation.from_data({
     "name": "latency_max3",
     "objective": "makespan",
     "blocks": ["assignment", "placement", {"precedence": {"communication": True}},
-               {"no_overlap": {"encoding": "bigm"}}, "memory",
+               "no_overlap", "memory",
                {"max_tasks": {"limit": 3}}],
 })
 schedule = schedkit.solve(problem, "milp", formulation=formulation)
@@ -98,7 +98,7 @@ blocks:
   - assignment
   - placement
   - precedence: {communication: true}
-  - no_overlap: {encoding: bigm}
+  - no_overlap
   - memory
   - max_tasks: {limit: 4}
 """)

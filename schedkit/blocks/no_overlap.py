@@ -14,24 +14,42 @@ class NoOverlap(Block):
 
     requires = frozenset({"x", "timing", "order"})
     provides = frozenset({"order"})
-    encoding: Literal["bigm"] = "bigm"
-    """How the disjunction is written: ``bigm`` with constants derived from the instance."""
+    encoding: Literal["device", "bigm"] = "device"
+    """How the disjunction is written, both with constants derived from the instance:
+    ``device`` (per-device durations, one constant per case) or ``bigm`` (end times, one
+    constant per pair)."""
     template = r"""
 For each pair $i < j$ that may share a device and that the task graph does not order,
-$y_{ij} = 1$ when $i$ comes first. For every device $d \in D_i \cap D_j$:
+$y_{ij} = 1$ when $i$ comes first. $H$ is the makespan of a feasible schedule of the same
+formulation; $r_{i,d}$ and $q_{i,d}$ are the head and tail of $i$ on device $d$ (the least
+work and transfer time before its start and after its end there), $r_i$ and $q_i$ their
+device-free versions, $\bar s_i$ the upper bound of $\mathit{start}_i$.
+{% if encoding == "device" %}
+For every device $d \in D_i \cap D_j$ and both orders $(f, s) \in \{(i, j), (j, i)\}$, with
+$Y = 1 - y_{ij}$ for $(i, j)$ and $Y = y_{ij}$ for $(j, i)$:
+
+$$\mathit{start}_s \ge \mathit{start}_f + p_{f,d} - M^1_{fsd}\,Y - M^2_{fd}\,(1 - x_{f,d}) - M^3_{fsd}\,(1 - x_{s,d})$$
+
+Each constant covers one case on its own: $M^1_{fsd} = H - q_{f,d} - r_{s,d}$ (both on $d$,
+the other order), $M^2_{fd} = \bar s_f + p_{f,d} - r_s$ ($f$ elsewhere),
+$M^3_{fsd} = H - q_{f,d} - r_s$ ($f$ on $d$, $s$ elsewhere).
+{% else %}
+For every device $d \in D_i \cap D_j$:
 
 $$\mathit{start}_j \ge \mathit{end}_i - M_{ij}\,(1 - y_{ij}) - M_{ij}\,(2 - x_{i,d} - x_{j,d})$$
 $$\mathit{start}_i \ge \mathit{end}_j - M_{ji}\, y_{ij} - M_{ji}\,(2 - x_{i,d} - x_{j,d})$$
 
-$M_{ij} = H - q_i - r_j$ bounds $\mathit{end}_i - \mathit{start}_j$: $H$ is the makespan of a
-feasible schedule of the same formulation, $r_j$ the head of $j$ (minimum work before it),
-$q_i$ the tail of $i$ (minimum work after it). Pairs ordered by the graph's transitive
-closure get no binary; terms with a fixed $x$ fold into constants.
+$M_{ij} = H - q_i - r_j$ bounds $\mathit{end}_i - \mathit{start}_j$.
+{% endif %}
+Pairs ordered by the graph's transitive closure get no binary; terms with a fixed $x$ fold
+into constants.
 """
 
     builds_rows = True
 
     def build(self, ctx, blk):
+        if self.encoding == "device":
+            return self._build_device(ctx, blk)
         p = ctx.problem
         for i, j in ctx.order_pairs():
             y = ctx.order_col(i, j)
@@ -59,6 +77,38 @@ closure get no binary; terms with a fixed $x$ fold into constants.
                             coefs.append(-m)
                             cols.append(col)
                     blk.add("disjunct", (ti, tj, p.devices[d], tag), cols, coefs, lower=-const)
+
+    def _build_device(self, ctx, blk):
+        p = ctx.problem
+        hd, tl = ctx.device_heads, ctx.device_tails
+        slack = 1e-9 * max(1.0, ctx.horizon)
+        for i, j in ctx.order_pairs():
+            y = ctx.order_col(i, j)
+            ti, tj = p.tasks[i], p.tasks[j]
+            common = sorted(set(p.allowed[i]) & set(p.allowed[j]))
+            for first, second, tag in ((i, j, "before"), (j, i, "after")):
+                s_first, s_second = ctx.start_col(first), ctx.start_col(second)
+                lowest = ctx.lin.lower[s_second]
+                for d in common:
+                    duration = p.durations[first][d]
+                    # start_s >= start_f + p[f,d] - M1 Y - M2 (1 - x[f,d]) - M3 (1 - x[s,d])
+                    m1 = max(0.0, ctx.horizon - tl[first][d] - hd[second][d]) + slack
+                    m2 = max(0.0, ctx.start_upper[first] + duration - lowest)
+                    m3 = max(0.0, ctx.horizon - tl[first][d] - lowest) + slack
+                    cols, coefs, rhs = [s_second, s_first, y], [1.0, -1.0, 0.0], duration
+                    if tag == "before":   # Y = 1 - y
+                        coefs[2], rhs = -m1, rhs - m1
+                    else:                 # Y = y
+                        coefs[2] = m1
+                    for k, m in ((first, m2), (second, m3)):
+                        col = ctx.x_col(k, d)
+                        if col is None:
+                            rhs -= m * (1 - ctx.x_fixed(k, d))
+                        else:
+                            cols.append(col)
+                            coefs.append(-m)
+                            rhs -= m
+                    blk.add("disjunct", (ti, tj, p.devices[d], tag), cols, coefs, lower=rhs)
 
     def violations(self, problem, schedule):
         out = []

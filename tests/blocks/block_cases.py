@@ -37,6 +37,7 @@ WITH = {
     "placement": ["assignment", "placement"],
     "precedence": ["assignment", {"precedence": {"communication": True}}],
     "no_overlap": ["assignment", "no_overlap"],
+    "no_overlap_bigm": ["assignment", {"no_overlap": {"encoding": "bigm"}}],
     "memory": ["assignment", "memory"],
 }
 

@@ -1,6 +1,10 @@
 """Block ``no_overlap``: golden LP, and its violations on hand-written schedules."""
 
+import pytest
 from block_cases import OPTIMAL, block, check_golden, problem, schedule
+
+import schedkit
+from schedkit.generators import erdos_renyi
 
 
 def test_golden_lp(tmp_path):
@@ -9,6 +13,23 @@ def test_golden_lp(tmp_path):
     assert "no_overlap.disjunct(b_c_gpu_before)" in text
     assert "no_overlap.disjunct(b_c_gpu_after)" in text
     assert "order(a_" not in text
+
+
+def test_golden_lp_bigm_encoding(tmp_path):
+    text = check_golden("no_overlap_bigm", tmp_path)
+    assert "no_overlap.disjunct(b_c_gpu_before)" in text and "end(b)" in text
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_both_encodings_prove_the_same_optimum(seed):
+    problem = schedkit.Problem.from_dict(erdos_renyi(tasks=9, edge_prob=0.25, devices=3, seed=seed))
+    found = []
+    for encoding in ("device", "bigm"):
+        formulation = {"blocks": ["assignment", "precedence", {"no_overlap": {"encoding": encoding}}]}
+        s = schedkit.solve(problem, "milp", formulation=formulation, warm_start="none")
+        assert s.status == "optimal"
+        found.append(s.makespan)
+    assert found[0] == pytest.approx(found[1], rel=1e-6)
 
 
 def test_feasible_schedule_has_no_violation():
