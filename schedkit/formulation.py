@@ -93,8 +93,12 @@ class Formulation(BaseModel):
     def describe(self) -> str:
         """The formulation's mathematics: objective, then every block (Markdown with LaTeX)."""
         parts = [f"## Formulation `{self.name}`\n",
-                 "Minimise the makespan $C$: $C \\ge \\mathit{end}_i$ for every task $i$, "
-                 "with $C$ bounded below by the critical path and load bounds and above by the horizon $H$.\n"]
+                 "Minimise the makespan $C$: $C \\ge \\mathit{end}_i + \\sum_d q_{i,d}\\,x_{i,d}$ for every "
+                 "task $i$, with $C$ bounded below by the critical path and load bounds and above by the "
+                 "horizon $H$. With precedence, $\\mathit{start}_i \\ge \\sum_d r_{i,d}\\,x_{i,d}$: "
+                 "$r_{i,d}$ and $q_{i,d}$ are the head and tail of $i$ on device $d$, transfers included. "
+                 "Window rows $C \\ge r + \\sum_{i: r_i \\ge r} p_{i,d}\\,x_{i,d} + \\min q$ (and their "
+                 "mirror with tails) bound every device's load.\n"]
         parts += [block.describe() for block in self.blocks]
         return "\n".join(parts)
 

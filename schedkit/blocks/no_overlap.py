@@ -25,6 +25,7 @@ formulation; $r_{i,d}$ and $q_{i,d}$ are the head and tail of $i$ on device $d$ 
 work and transfer time before its start and after its end there), $r_i$ and $q_i$ their
 device-free versions, $\bar s_i$ the upper bound of $\mathit{start}_i$.
 {% if encoding == "device" %}
+
 For every device $d \in D_i \cap D_j$ and both orders $(f, s) \in \{(i, j), (j, i)\}$, with
 $Y = 1 - y_{ij}$ for $(i, j)$ and $Y = y_{ij}$ for $(j, i)$:
 
@@ -34,6 +35,7 @@ Each constant covers one case on its own: $M^1_{fsd} = H - q_{f,d} - r_{s,d}$ (b
 the other order), $M^2_{fd} = \bar s_f + p_{f,d} - r_s$ ($f$ elsewhere),
 $M^3_{fsd} = H - q_{f,d} - r_s$ ($f$ on $d$, $s$ elsewhere).
 {% else %}
+
 For every device $d \in D_i \cap D_j$:
 
 $$\mathit{start}_j \ge \mathit{end}_i - M_{ij}\,(1 - y_{ij}) - M_{ij}\,(2 - x_{i,d} - x_{j,d})$$
@@ -41,6 +43,7 @@ $$\mathit{start}_i \ge \mathit{end}_j - M_{ji}\, y_{ij} - M_{ji}\,(2 - x_{i,d} -
 
 $M_{ij} = H - q_i - r_j$ bounds $\mathit{end}_i - \mathit{start}_j$.
 {% endif %}
+
 Pairs ordered by the graph's transitive closure get no binary; terms with a fixed $x$ fold
 into constants.
 """
