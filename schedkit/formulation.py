@@ -145,6 +145,8 @@ class Formulation(BaseModel):
                 block.build(ctx, RowBlock(lin, block.kind))
         lin.set_objective(ctx.makespan_col())
         _add_load_rows(ctx)
+        if precedence is not None:
+            _add_chain_rows(ctx)
         # Blocks written with Pyomo build last, into the Pyomo model of every row so far.
         for block in self.blocks:
             if not block.builds_rows:
@@ -187,6 +189,62 @@ def _add_load_rows(ctx) -> None:
                 if len(cols) > 1:
                     ctx.lin.add_row(None, "device_load", (name, f"{side}_{value:g}"), cols, coefs,
                                     lower=constant)
+
+
+#: Thresholds per task, device and side in :func:`_add_chain_rows` (evenly spread).
+CHAIN_THRESHOLDS = 4
+
+
+def _add_chain_rows(ctx) -> None:
+    """Valid inequalities: a task's descendants (ancestors) on one device, in a row.
+
+    For task ``j``, device ``d`` and a tail value ``q`` among ``j``'s descendants that
+    may run on ``d``: those with tail at least ``q`` that do run on ``d`` start after
+    ``end_j`` and run one after another, so
+    ``C >= end_j + sum(p[k,d] x[k,d] for k in W) + q``. The mirror with ancestors and
+    heads: ``start_j >= r + sum(p[k,d] x[k,d] for k in W)``. With no task of ``W`` on
+    ``d`` the rows still hold (``q`` is the tail of a descendant, below ``j``'s tail).
+    Heads and tails here are device-free and count no transfers. Only rows with an
+    assignment column are written; at most :data:`CHAIN_THRESHOLDS` values per task,
+    device and side.
+    """
+    p = ctx.problem
+    n = len(p.tasks)
+    makespan = ctx.makespan_col()
+    descendants = [[k for k in range(n) if (p.descendants[j] >> k) & 1] for j in range(n)]
+    ancestors: list[list[int]] = [[] for _ in range(n)]
+    for j in range(n):
+        for k in descendants[j]:
+            ancestors[k].append(j)
+    for j in range(n):
+        for d, device in enumerate(p.devices):
+            for side, group, key in (("after", descendants[j], ctx.tails), ("before", ancestors[j], ctx.heads)):
+                group = [k for k in group if d in p.allowed[k]]
+                if not any(ctx.x_col(k, d) is not None for k in group):
+                    continue
+                values = sorted({key[k] for k in group})
+                if len(values) > CHAIN_THRESHOLDS:
+                    picks = (round(t * (len(values) - 1) / (CHAIN_THRESHOLDS - 1)) for t in range(CHAIN_THRESHOLDS))
+                    values = sorted({values[t] for t in picks})
+                for value in values:
+                    if side == "after":   # C - end_j - sum p x >= q
+                        constant, coefs, cols = ctx.end_terms(j)
+                        cols, coefs, rhs = [makespan] + list(cols), [1.0] + [-c for c in coefs], constant + value
+                    else:                 # start_j - sum p x >= r
+                        cols, coefs, rhs = [ctx.start_col(j)], [1.0], value
+                    base = len(cols)
+                    for k in group:
+                        if key[k] < value:
+                            continue
+                        col = ctx.x_col(k, d)
+                        if col is None:
+                            rhs += p.durations[k][d]
+                        else:
+                            cols.append(col)
+                            coefs.append(-p.durations[k][d])
+                    if len(cols) > base:
+                        ctx.lin.add_row(None, "chain_load", (p.tasks[j], device, side, f"{value:g}"), cols, coefs,
+                                        lower=rhs)
 
 
 def register_formulation(name: str, formulation: Formulation | dict) -> None:
