@@ -98,7 +98,10 @@ class Formulation(BaseModel):
                  "horizon $H$. With precedence, $\\mathit{start}_i \\ge \\sum_d r_{i,d}\\,x_{i,d}$: "
                  "$r_{i,d}$ and $q_{i,d}$ are the head and tail of $i$ on device $d$, transfers included. "
                  "Window rows $C \\ge r + \\sum_{i: r_i \\ge r} p_{i,d}\\,x_{i,d} + \\min q$ (and their "
-                 "mirror with tails) bound every device's load.\n"]
+                 "mirror with tails) bound every device's load, and chain rows "
+                 "$C \\ge \\mathit{end}_j + \\sum_{k \\succ j,\\, q_k \\ge q} p_{k,d}\\,x_{k,d} + q$ "
+                 "(and $\\mathit{start}_j \\ge r + \\sum_{k \\prec j,\\, r_k \\ge r} p_{k,d}\\,x_{k,d}$) "
+                 "the load of a task's descendants (ancestors) on one device.\n"]
         parts += [block.describe() for block in self.blocks]
         return "\n".join(parts)
 
