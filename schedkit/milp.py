@@ -98,8 +98,9 @@ class Milp(Method):
                 if better.makespan < built.warm.makespan:
                     # A shorter schedule also shrinks the horizon: every big-M and bound.
                     built = self.build(problem, warm=better)
-            if time_limit is not None:
-                time_limit = max(0.0, time_limit - (time.perf_counter() - began))
+        if time_limit is not None:
+            # the start, the search and the build count against the limit too
+            time_limit = max(0.0, time_limit - (time.perf_counter() - began))
         schedule = solve_model(built, solver=o.solver, time_limit=time_limit, gap=o.gap,
                                threads=o.threads, verbose=o.verbose, warm_start=o.warm_start != "none",
                                method=f"milp:{self.formulation.name}")
