@@ -123,7 +123,6 @@ class BuildContext:
         lower = [min(hd[i].values()) for i in tasks]
         upper = [max(lower[i], self.horizon - min(tl[i][d] + p.durations[i][d] for d in p.allowed[i]) + slack)
                  for i in tasks]
-        self.start_upper = upper
         self._starts = self.lin.add_columns("start", [(t,) for t in p.tasks], lower, upper)
         # Tasks with a choice of device get an 'end' column defined once
         # (end = start + sum_d p[i,d] x[i,d]); rows then refer to end[i] alone, which
@@ -133,7 +132,7 @@ class BuildContext:
             "end", [(p.tasks[i],) for i in flexible],
             [min(hd[i][d] + p.durations[i][d] for d in p.allowed[i]) for i in flexible],
             [self.horizon - min(tl[i].values()) + slack for i in flexible])
-        end_of = dict(zip(flexible, ends))
+        end_of = self._ends = dict(zip(flexible, ends))
         self._end_terms = []
         for i in tasks:
             if i not in end_of:
@@ -156,6 +155,15 @@ class BuildContext:
         """Column of the start time of task ``i``."""
         self._ensure_timing()
         return self._starts[i]
+
+    def end_col(self, i: int) -> int | None:
+        """Column of ``end[i]``, or ``None`` for a task with one device (its end is start + p)."""
+        self._ensure_timing()
+        return self._ends.get(i)
+
+    def has(self, family: str) -> bool:
+        """Whether the shared family (``x``, ``timing``, ``makespan``, ``order``) was made."""
+        return family in self._families
 
     def end_terms(self, i: int) -> tuple[float, list[float], list[int]]:
         """``end[i]`` as ``(constant, coefficients, columns)``: start plus assigned duration."""

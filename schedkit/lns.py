@@ -30,6 +30,7 @@ import time
 
 from .build import BuiltModel
 from .schedule import Schedule
+from .solver import extract_schedule, highs_for, set_start, warm_values
 from .validate import violations
 
 #: Tasks whose device is freed in one round, at most.
@@ -62,8 +63,6 @@ def improve(built: BuiltModel, schedule: Schedule, seconds: float, *, free: int 
     Schedule
         ``schedule`` itself when nothing shorter was found.
     """
-    from .solver import extract_schedule, highs_for, set_start, warm_values
-
     began = time.perf_counter()
     p = built.problem
     ctx = built.context

@@ -215,12 +215,8 @@ def warm_values(built: BuiltModel, schedule: Schedule) -> list:
     """Column values of ``schedule`` in ``built`` (``None`` for columns of user blocks)."""
     p = built.problem
     ctx = built.context
-    lin = built.linear
-    values: list = [None] * lin.num_cols
+    values: list = [None] * built.linear.num_cols
     where = {r.task: r for r in schedule.tasks}
-    ends = {key[0]: col for key, col in zip(lin.col_groups[None, "end"].keys,
-                                             lin.col_groups[None, "end"].indices)} \
-        if (None, "end") in lin.col_groups else {}
     for i, name in enumerate(p.tasks):
         row = where[name]
         d = p.device_index[row.device]
@@ -229,13 +225,13 @@ def warm_values(built: BuiltModel, schedule: Schedule) -> list:
             if col is not None:
                 values[col] = 1.0 if e == d else 0.0
         values[ctx.start_col(i)] = row.start
-        if name in ends:
-            values[ends[name]] = row.end
-    if (None, "order") in lin.col_groups:
+        if ctx.end_col(i) is not None:
+            values[ctx.end_col(i)] = row.end
+    if ctx.has("order"):
         for a, b in ctx.order_pairs():
             ra, rb = where[p.tasks[a]], where[p.tasks[b]]
             values[ctx.order_col(a, b)] = 1.0 if (ra.start, a) <= (rb.start, b) else 0.0
-    if (None, "makespan") in lin.col_groups:
+    if ctx.has("makespan"):
         values[ctx.makespan_col()] = schedule.makespan
     return values
 

@@ -91,12 +91,12 @@ into constants.
             common = sorted(set(p.allowed[i]) & set(p.allowed[j]))
             for first, second, tag in ((i, j, "before"), (j, i, "after")):
                 s_first, s_second = ctx.start_col(first), ctx.start_col(second)
-                lowest = ctx.lin.lower[s_second]
+                latest, lowest = ctx.lin.upper[s_first], ctx.lin.lower[s_second]
                 for d in common:
                     duration = p.durations[first][d]
                     # start_s >= start_f + p[f,d] - M1 Y - M2 (1 - x[f,d]) - M3 (1 - x[s,d])
                     m1 = max(0.0, ctx.horizon - tl[first][d] - hd[second][d]) + slack
-                    m2 = max(0.0, ctx.start_upper[first] + duration - lowest)
+                    m2 = max(0.0, latest + duration - lowest)
                     m3 = max(0.0, ctx.horizon - tl[first][d] - lowest) + slack
                     cols, coefs, rhs = [s_second, s_first, y], [1.0, -1.0, 0.0], duration
                     if tag == "before":   # Y = 1 - y
