@@ -166,6 +166,59 @@ class LinearModel:
     def row_name(self, r: int) -> str:
         return self.row_names()[r]
 
+    # ------------------------------------------------------------------ relaxation
+    def restrict(self, keep: Sequence[int]) -> tuple[LinearModel, dict[int, int]]:
+        """A relaxation on the columns ``keep`` alone: the others projected out of every row.
+
+        In a row, a dropped column ``c`` with coefficient ``a`` contributes a value
+        between ``min(a l_c, a u_c)`` and ``max(a l_c, a u_c)``; widening the row's sides
+        by that range gives a row that every solution of this model, restricted to
+        ``keep``, still satisfies. The restricted model is therefore a relaxation: its
+        optimum is a lower bound on this model's. Rows left with no column or no finite
+        side are dropped; names and groups are kept.
+
+        Returns
+        -------
+        (LinearModel, dict)
+            The restricted model and the new index of every kept column.
+
+        Examples
+        --------
+        >>> lin = LinearModel("demo")
+        >>> x, y = lin.add_columns("v", [("x",), ("y",)], lower=0, upper=[1, 3])
+        >>> lin.add_row(None, "sum", (), [x, y], [1.0, 1.0], lower=2)
+        >>> lin.set_objective(x)
+        >>> small, where = lin.restrict([x])
+        >>> small.row(0), small.row_lower, small.column_names()
+        (([0], [1.0]), [-1.0], ['v(x)'])
+        """
+        where = {c: k for k, c in enumerate(keep)}
+        if any(c not in where for c in self.objective):
+            raise FormulationError("restrict: the objective's columns must be kept")
+        out = LinearModel(self.name)
+        for c in keep:
+            group, k = self._col_owner[c]
+            out.add_columns(group.name, [group.keys[k]], lower=self.lower[c], upper=self.upper[c],
+                            integer=self.integer[c], block=group.block)
+        lower, upper, index, value = self.lower, self.upper, self.row_index, self.row_value
+        for r in range(self.num_rows):
+            lo, hi = self.row_lower[r], self.row_upper[r]
+            cols, coefs = [], []
+            for q in range(self.row_start[r], self.row_start[r + 1]):
+                c, a = index[q], value[q]
+                k = where.get(c)
+                if k is not None:
+                    cols.append(k)
+                    coefs.append(a)
+                elif a:
+                    least, most = sorted((a * lower[c], a * upper[c]))
+                    lo, hi = lo - most, hi - least
+            if cols and (lo > -INF or hi < INF):
+                group, k = self._row_owner[r]
+                out.add_row(group.block, group.name, group.keys[k], cols, coefs, lower=lo, upper=hi)
+        out.objective = {where[c]: a for c, a in self.objective.items()}
+        return out, where
+
     # ------------------------------------------------------------------ checks
     def violated_rows(self, values: Sequence[float], tol: float = 1e-6) -> list[str]:
         """Names of rows and column bounds that ``values`` breaks (a solution check)."""

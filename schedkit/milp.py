@@ -24,6 +24,10 @@ class MilpOptions(MethodOptions):
     gap: float | None = None
     """Relative MIP gap at which the solver may stop."""
     threads: int | None = None
+    """Threads of the exact solve (embedded HiGHS). With 2 or more (the default on a machine
+    with two cores or more), a second thread proves lower bounds on critical subsets of tasks
+    (:mod:`schedkit.subsets`) while HiGHS searches, and stops it when one meets its incumbent;
+    ``1``: HiGHS alone. Passed on as the thread count of other solvers."""
     verbose: bool = False
     """Stream the solver log."""
     warm_start: str = "auto"
@@ -36,6 +40,13 @@ class MilpOptions(MethodOptions):
     of device, 0.15 s per such task, at most 30 s and at most a third of ``time_limit``,
     stopping early after 8 rounds without improvement (smaller problems go straight to the
     exact solve, which searches them better). ``0`` turns it off; so does ``warm_start: none``."""
+
+    @field_validator("threads")
+    @classmethod
+    def _positive(cls, value):
+        if value is not None and value < 1:
+            raise ValueError("must be >= 1")
+        return value
 
     @field_validator("time_limit", "gap", "lns_seconds")
     @classmethod

@@ -131,8 +131,12 @@ def device_orders(problem, device_of, starts) -> list[list[int]]:
 
 
 # ---------------------------------------------------------------------- HiGHS
-def highs_for(lin, time_limit=None, gap=None, threads=None, verbose=False):
-    """A ``highspy.Highs`` holding the sparse model ``lin`` (passed as arrays, no Pyomo object)."""
+def highs_for(lin, time_limit=None, gap=None, verbose=False):
+    """A ``highspy.Highs`` holding the sparse model ``lin`` (passed as arrays, no Pyomo object).
+
+    HiGHS's own ``threads`` option is left alone: its branch and bound runs on one core,
+    and its thread pool is sized once per process.
+    """
     import highspy
     import numpy as np
 
@@ -142,8 +146,6 @@ def highs_for(lin, time_limit=None, gap=None, threads=None, verbose=False):
         h.setOptionValue("time_limit", float(time_limit))
     if gap is not None:
         h.setOptionValue("mip_rel_gap", float(gap))
-    if threads is not None:
-        h.setOptionValue("threads", int(threads))
     model = highspy.HighsLp()
     model.num_col_ = lin.num_cols
     model.num_row_ = lin.num_rows
@@ -177,17 +179,33 @@ def set_start(h, values) -> None:
 
 
 def _solve_highs(built, time_limit, gap, threads, verbose, warm_start):
-    """The embedded HiGHS on the sparse model, started from the horizon schedule."""
+    """The embedded HiGHS on the sparse model, started from the horizon schedule.
+
+    With ``threads >= 2`` a helper thread proves lower bounds on subsets of tasks
+    (:mod:`schedkit.subsets`) and stops HiGHS once one meets its incumbent.
+    """
     import highspy
 
-    h = highs_for(built.linear, time_limit, gap, threads, verbose)
+    from .concurrent import Shared, deadline_after, default_threads, run_beside
+
+    h = highs_for(built.linear, time_limit, gap, verbose)
     if warm_start and built.warm is not None:
         set_start(h, warm_values(built, built.warm))
-    h.run()
+    shared = None
+    if (threads or default_threads()) >= 2 and _bounds_help(built):
+        from .subsets import subset_bounds
+
+        shared = Shared(tolerance=max(gap or 0.0, 1e-6))
+        deadline = deadline_after(time_limit)
+        run_beside(h, lambda s: subset_bounds(built, built.warm, s, deadline, verbose), shared)
+    else:
+        h.run()
     state = h.getModelStatus()
     info = h.getInfo()
     has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
     bound = info.mip_dual_bound if info.valid else None
+    if shared is not None and math.isfinite(shared.bound):
+        bound = shared.bound if bound is None else max(bound, shared.bound)
     S = highspy.HighsModelStatus
     if state == S.kOptimal:
         objective = info.objective_function_value
@@ -203,6 +221,13 @@ def _solve_highs(built, time_limit, gap, threads, verbose, warm_start):
     else:
         return "no_solution", bound, None, None
     return status, bound, list(h.getSolution().col_value), info.objective_function_value
+
+
+def _bounds_help(built: BuiltModel) -> bool:
+    """Whether subset bounds apply: a makespan over timed tasks and a known schedule to start from."""
+    ctx = built.context
+    return built.warm is not None and ctx.has("makespan") and ctx.has("timing") \
+        and len(built.problem.tasks) > 1
 
 
 def _closed(objective, bound) -> bool:

@@ -128,3 +128,28 @@ def test_nonlinear_user_block_is_a_formulation_error():
                 Problem.load(EXAMPLES / "tiny.yaml"))
     finally:
         BLOCKS._entries.pop("squares", None)
+
+
+def test_restriction_is_a_relaxation_with_named_rows():
+    problem = Problem.load(EXAMPLES / "hetero20.yaml")
+    built = Milp().build(problem)
+    ctx = built.context
+    keep = [ctx.makespan_col()] + [ctx.start_col(i) for i in range(5)]
+    small, where = built.linear.restrict(keep)
+    assert small.num_cols == len(keep) and sorted(where) == sorted(keep)
+    assert small.objective == {where[ctx.makespan_col()]: 1.0}
+    assert set(small.row_names()) <= set(built.linear.row_names())
+    optima = []
+    for lin in (built.linear, small):
+        h = schedkit.solver.highs_for(lin)
+        h.run()
+        optima.append(h.getInfo().objective_function_value)
+    assert optima[1] <= optima[0] + 1e-9
+
+
+def test_restriction_must_keep_the_objective():
+    lin = LinearModel()
+    x, y = lin.add_columns("v", [("x",), ("y",)], lower=0, upper=1)
+    lin.set_objective(y)
+    with pytest.raises(FormulationError, match="objective"):
+        lin.restrict([x])

@@ -1,0 +1,144 @@
+"""A bound search beside the exact solve, sharing its incumbent and bound.
+
+HiGHS's branch and bound uses one core. With ``threads >= 2`` (the default on a
+machine with two or more cores), a helper thread searches lower bounds on the same
+model at the same time (:func:`schedkit.subsets.subset_bounds`). Both threads read and
+write one :class:`Shared` record: HiGHS's incumbent, the best lower bound proven, and a
+stop flag. HiGHS is interrupted through its callback as soon as the bound meets its
+incumbent; the schedule then reports that bound, and its status says ``optimal`` only
+when the two meet. highspy releases the GIL while HiGHS runs, so the threads use two
+cores.
+
+Examples
+--------
+>>> shared = Shared(tolerance=1e-6)
+>>> shared.found(60.2); shared.proved(59.0); shared.stop.is_set()
+False
+>>> shared.found(59.0); shared.closed()
+True
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+
+
+def default_threads() -> int:
+    """Threads of an exact solve when the user gives none: two when the machine has two cores."""
+    return 2 if (os.cpu_count() or 1) >= 2 else 1
+
+
+class Shared:
+    """Incumbent, lower bound and stop flag of one exact solve and its helper.
+
+    Parameters
+    ----------
+    tolerance : float
+        Relative distance at which bound and incumbent meet.
+    """
+
+    def __init__(self, tolerance: float = 1e-6):
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.incumbent = math.inf
+        self.bound = -math.inf
+        self.tolerance = tolerance
+        self._offer: tuple[float, object, object] | None = None
+
+    def found(self, objective: float) -> None:
+        """The exact solve holds a schedule of makespan ``objective``."""
+        with self.lock:
+            self.incumbent = min(self.incumbent, objective)
+        if self.closed():
+            self.stop.set()
+
+    def proved(self, bound: float) -> None:
+        """The makespan is at least ``bound``."""
+        with self.lock:
+            self.bound = max(self.bound, bound)
+        if self.closed():
+            self.stop.set()
+
+    def offer(self, objective: float, values) -> None:
+        """Hand the exact solve a schedule: its column ``values`` (``None`` where unknown)."""
+        import numpy as np
+
+        index = np.array([c for c, v in enumerate(values) if v is not None], dtype=np.int32)
+        with self.lock:
+            if objective < self.incumbent and (self._offer is None or objective < self._offer[0]):
+                self._offer = (objective, index, np.array([values[c] for c in index], dtype=float))
+
+    def _take_offer(self, primal: float):
+        with self.lock:
+            offer, self._offer = self._offer, None
+        return offer if offer is not None and offer[0] < primal else None
+
+    def closed(self) -> bool:
+        """Whether the bound meets the incumbent: the incumbent is optimal."""
+        incumbent = self.incumbent
+        return math.isfinite(incumbent) and incumbent - self.bound <= self.tolerance * max(1.0, abs(incumbent))
+
+    def watch(self, h) -> None:
+        """Interrupt the HiGHS solve ``h`` once the stop flag is set."""
+
+        def interrupt(event):
+            if self.stop.is_set():
+                event.data_in.user_interrupt = True
+
+        h.cbMipInterrupt.subscribe(interrupt)
+
+    def watch_main(self, h) -> None:
+        """Follow the incumbent of the exact solve ``h``, give it offered schedules, stop it when the bound meets it."""
+
+        def interrupt(event):
+            primal = event.data_out.mip_primal_bound
+            if primal < self.incumbent:
+                self.found(primal)
+            if self.stop.is_set():
+                event.data_in.user_interrupt = True
+
+        def improving(event):
+            self.found(event.data_out.objective_function_value)
+
+        def user_solution(event):
+            offer = self._take_offer(event.data_out.mip_primal_bound)
+            if offer is not None:
+                event.data_in.setSolution(offer[1], offer[2])
+
+        h.cbMipInterrupt.subscribe(interrupt)
+        h.cbMipImprovingSolution.subscribe(improving)
+        h.cbMipUserSolution.subscribe(user_solution)
+
+
+def run_beside(h, helper, shared: Shared) -> None:
+    """Run HiGHS ``h`` while ``helper(shared)`` runs in a thread; re-raise its error.
+
+    The helper is told to stop (``shared.stop``) when HiGHS returns, and joined.
+    """
+    failure: list[BaseException] = []
+
+    def body():
+        try:
+            helper(shared)
+        except BaseException as exc:  # surfaced below, in the caller's thread
+            failure.append(exc)
+            shared.stop.set()
+
+    shared.watch_main(h)
+    thread = threading.Thread(target=body, name="schedkit-bounds", daemon=True)
+    thread.start()
+    try:
+        h.run()
+    finally:
+        shared.stop.set()
+        thread.join()
+    if failure and not isinstance(failure[0], KeyboardInterrupt):
+        raise failure[0]
+
+
+def deadline_after(seconds: float | None) -> float | None:
+    """``time.perf_counter()`` value ``seconds`` from now (``None``: no deadline)."""
+    return None if seconds is None else time.perf_counter() + seconds
