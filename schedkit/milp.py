@@ -27,7 +27,9 @@ class MilpOptions(MethodOptions):
     """Threads of the exact solve (embedded HiGHS). With 2 or more (the default on a machine
     with two cores or more), a second thread proves lower bounds on critical subsets of tasks
     (:mod:`schedkit.subsets`) while HiGHS searches, and stops it when one meets its incumbent;
-    ``1``: HiGHS alone. Passed on as the thread count of other solvers."""
+    ``1``: HiGHS alone (with no time limit, the same schedule on every run; two threads may
+    return another schedule of the same makespan). Passed on as the thread count of other
+    solvers."""
     verbose: bool = False
     """Stream the solver log."""
     warm_start: str = "auto"

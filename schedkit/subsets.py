@@ -69,7 +69,7 @@ def critical_tasks(problem: Problem, schedule: Schedule) -> list[int]:
     True
     """
     rows = [None] * len(problem.tasks)
-    index = {name: i for i, name in enumerate(problem.tasks)}
+    index = problem.task_index
     on_device: dict[str, list] = {}
     for r in schedule.tasks:
         rows[index[r.task]] = r
@@ -102,6 +102,9 @@ def critical_tasks(problem: Problem, schedule: Schedule) -> list[int]:
 def subset_model(built: BuiltModel, tasks) -> tuple[LinearModel, dict[int, int]]:
     """The model of ``built`` restricted to ``tasks``, with distance rows.
 
+    Distance rows need the formulation's ``precedence`` block: without it the task graph
+    orders nothing and only the restriction itself is added.
+
     Returns
     -------
     (LinearModel, dict)
@@ -121,7 +124,7 @@ def subset_model(built: BuiltModel, tasks) -> tuple[LinearModel, dict[int, int]]
     if ctx.has("order"):
         keep += [ctx.order_col(a, b) for a, b in ctx.order_pairs() if a in chosen and b in chosen]
     sub, where = built.linear.restrict(keep)
-    if len(chosen) < len(p.tasks):
+    if len(chosen) < len(p.tasks) and any(b.kind == "precedence" for b in built.blocks):
         _add_distance_rows(built, sorted(chosen), sub, where)
     return sub, where
 
