@@ -147,8 +147,9 @@ def test_bad_problem_file(tmp_path, capfd, case):
     (["--time-limit", "-1"], ["time_limit"]),
     (["--lns-seconds", "-1"], ["lns_seconds", "must be >= 0"]),
     (["--method", "heft", "--lns-seconds", "1"], ["method 'heft' does not take --lns-seconds"]),
+    (["--threads", "0"], ["threads", "must be >= 1"]),
 ], ids=["method", "solver", "formulation", "formulation_file", "option_not_taken", "negative_time_limit",
-        "negative_lns", "lns_not_taken"])
+        "negative_lns", "lns_not_taken", "zero_threads"])
 def test_bad_solve_options(tmp_path, capfd, args, words):
     out = tmp_path / "out.json"
     line = _check_error(capfd, main(["solve", TINY, *args, "-o", str(out)]), out)
