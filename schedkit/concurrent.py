@@ -27,8 +27,12 @@ import time
 
 
 def default_threads() -> int:
-    """Threads of an exact solve when the user gives none: two when the machine has two cores."""
-    return 2 if (os.cpu_count() or 1) >= 2 else 1
+    """Threads of an exact solve when the user gives none: two when this process may use two cores."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return 2 if cores >= 2 else 1
 
 
 class Shared:
