@@ -42,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--solver", help="highs (default, embedded) or any Pyomo solver name")
     p.add_argument("--time-limit", type=float, help="seconds; the status tells when it stops without proof")
     p.add_argument("--gap", type=float, help="relative MIP gap at which to stop")
-    p.add_argument("--threads", type=int, help="solver threads (default: 2 on a machine with 2+ cores; the second proves bounds)")
+    p.add_argument("--threads", type=int,
+                   help="solver threads (default: 2 with 2+ cores; the second proves subset bounds)")
     p.add_argument("--seed", type=int, help="seed of randomised methods")
     p.add_argument("--iterations", type=int, help="iterations of search methods")
     p.add_argument("--warm-start", dest="warm_start", default=None,

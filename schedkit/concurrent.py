@@ -75,7 +75,8 @@ class Shared:
             if objective < self.incumbent and (self._offer is None or objective < self._offer[0]):
                 self._offer = (objective, index, np.array([values[c] for c in index], dtype=float))
 
-    def _take_offer(self, primal: float):
+    def take_offer(self, primal: float):
+        """The offered ``(objective, index, values)`` if shorter than ``primal``, once; else ``None``."""
         with self.lock:
             offer, self._offer = self._offer, None
         return offer if offer is not None and offer[0] < primal else None
@@ -83,7 +84,8 @@ class Shared:
     def closed(self) -> bool:
         """Whether the bound meets the incumbent: the incumbent is optimal."""
         incumbent = self.incumbent
-        return math.isfinite(incumbent) and incumbent - self.bound <= self.tolerance * max(1.0, abs(incumbent))
+        return math.isfinite(incumbent) \
+            and incumbent - self.bound <= self.tolerance * max(1.0, abs(incumbent))
 
     def watch(self, h) -> None:
         """Interrupt the HiGHS solve ``h`` once the stop flag is set."""
@@ -95,7 +97,8 @@ class Shared:
         h.cbMipInterrupt.subscribe(interrupt)
 
     def watch_main(self, h) -> None:
-        """Follow the incumbent of the exact solve ``h``, give it offered schedules, stop it when the bound meets it."""
+        """Follow the incumbent of the exact solve ``h``, hand it offered schedules, stop it
+        when the bound meets it."""
 
         def interrupt(event):
             primal = event.data_out.mip_primal_bound
@@ -108,7 +111,7 @@ class Shared:
             self.found(event.data_out.objective_function_value)
 
         def user_solution(event):
-            offer = self._take_offer(event.data_out.mip_primal_bound)
+            offer = self.take_offer(event.data_out.mip_primal_bound)
             if offer is not None:
                 event.data_in.setSolution(offer[1], offer[2])
 

@@ -212,7 +212,8 @@ def subset_bounds(built: BuiltModel, schedule: Schedule, shared, deadline: float
                 device_of[i] = max(p.allowed[i], key=lambda d: values[where[ctx.x_col(i, d)]])
         # Extend the sub-schedule: its devices and order for the subset, the best
         # schedule's for the rest (list scheduling takes the earliest start first).
-        priority = [-(values[where[ctx.start_col(i)]] if i in chosen else rows[t].start) for i, t in enumerate(p.tasks)]
+        priority = [-(values[where[ctx.start_col(i)]] if i in chosen else rows[t].start)
+                    for i, t in enumerate(p.tasks)]
         try:
             devices, starts = list_schedule(p, priority, device_of=device_of)
         except ProblemError:  # memory or collocation: that device choice does not extend

@@ -21,11 +21,11 @@ def test_an_offer_is_taken_once_and_only_when_better():
     shared = Shared()
     shared.found(10.0)
     shared.offer(11.0, [1.0, None])          # worse than the incumbent: dropped
-    assert shared._take_offer(10.0) is None
+    assert shared.take_offer(10.0) is None
     shared.offer(9.0, [1.0, None, 2.0])
-    objective, index, values = shared._take_offer(10.0)
+    objective, index, values = shared.take_offer(10.0)
     assert objective == 9.0 and list(index) == [0, 2] and list(values) == [1.0, 2.0]
-    assert shared._take_offer(10.0) is None
+    assert shared.take_offer(10.0) is None
 
 
 @pytest.mark.parametrize("seed", [1, 3])
