@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from schedkit import Problem
-from schedkit.export import write_model
+from schedkit.milp.export import write_model
 from schedkit.generators import erdos_renyi
 from schedkit.milp import Milp
 

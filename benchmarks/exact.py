@@ -8,7 +8,7 @@ Prints status, makespan, bound, seconds and, per size, the median time.
                                [--warm-start auto|none|heft] [--threads N] [--skip-jssp]
 
 ``--threads 1`` measures HiGHS alone; by default a second thread proves subset bounds
-beside it on a machine with two or more cores (:mod:`schedkit.concurrent`).
+beside it on a machine with two or more cores (:mod:`schedkit.milp.race`).
 """
 
 from __future__ import annotations

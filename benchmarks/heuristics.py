@@ -6,7 +6,7 @@
     the worst ratio, and how often the method found an optimum.
 (b) A layered graph after Mayer et al. (2017) (:func:`schedkit.generators.layered`;
     by default 40 levels x 100 tasks, about 40 000 edges, 50 devices): every method but
-    ``milp``, makespan divided by :func:`schedkit.bounds.lower_bound`, with wall-clock
+    ``milp``, makespan divided by :func:`schedkit.problem.bounds.lower_bound`, with wall-clock
     seconds (``solve`` including the validation of the schedule). Methods that accept a
     ``time_limit`` (the searches) get ``--search-seconds``.
 
@@ -29,9 +29,9 @@ import time
 
 import schedkit
 from schedkit import Problem, SchedkitError, solve
-from schedkit.bounds import lower_bound
+from schedkit.problem.bounds import lower_bound
 from schedkit.generators import erdos_renyi, layered
-from schedkit.io import write_text_atomic
+from schedkit.atomic import write_text_atomic
 from schedkit.methods import METHODS
 
 

@@ -41,7 +41,8 @@ from pydantic import Field
 
 from schedkit.methods import register_method
 
-from .components import OrderedTiming
+from schedkit.timing import OrderedTiming
+
 from .search import PlacementSpace, SearchMethod, SearchOptions
 
 __all__ = ["Annealing", "AnnealingOptions"]

@@ -1,83 +1,47 @@
 """Building blocks of the list schedulers and of the search heuristics.
 
 The list-scheduling methods (``met``, ``greedy``, ``heft``) are one engine,
-:func:`schedkit.simulator.list_schedule`, with a *priority rule* (which ready task
+:func:`schedkit.timing.list_schedule`, with a *priority rule* (which ready task
 goes next) and a *device rule* (where it goes). The search methods (``annealing``,
 ``evolution``) explore *device strings* (one device per task) and time every
-candidate with :class:`OrderedTiming`, a precomputed copy of ``list_schedule`` with
-a fixed device string and a fixed task order.
+candidate with :class:`~schedkit.timing.OrderedTiming`, a precomputed copy of
+``list_schedule`` with a fixed device string and a fixed task order.
 
 Priority rules (a list of floats, higher first):
 
 - :func:`upward_rank_priority`: HEFT's upward rank (mean costs),
-- :func:`order_priority` of :func:`bfs_order`: breadth-first topological order.
+- :func:`order_priority` of :func:`~schedkit.timing.bfs_order`: breadth-first topological order.
 
 Device rules (``rule(task, [(device, start, end), ...]) -> device``):
 
-- :func:`schedkit.simulator.earliest_finish`,
+- :func:`schedkit.timing.earliest_finish`,
 - :func:`fastest_device_rule`: the shortest duration (MET).
 
 Examples
 --------
 >>> from schedkit import Problem
->>> from schedkit.simulator import list_schedule
+>>> from schedkit.timing import bfs_order, list_schedule
 >>> p = Problem.load("examples/tiny.yaml")
->>> [p.tasks[i] for i in bfs_order(p)]
-['embed', 'attn', 'mlp', 'norm', 'logits', 'sample']
 >>> device_of, start = list_schedule(p, order_priority(bfs_order(p)),
 ...                                  rule=fastest_device_rule(p))
 >>> [p.devices[d] for d in device_of]
 ['gpu0', 'gpu0', 'gpu0', 'gpu0', 'gpu0', 'cpu']
->>> timing = OrderedTiming(p, bfs_order(p))
->>> timing(device_of) == max(s + p.durations[i][d] for i, (d, s) in enumerate(zip(device_of, start)))
-True
 """
 
 from __future__ import annotations
 
-import math
-from bisect import bisect_left, bisect_right
-from collections import deque
 from typing import Sequence
 
 from schedkit.problem import Problem
-from schedkit.simulator import DeviceRule, upward_rank
+from schedkit.problem.graph import upward_rank
+from schedkit.timing import DeviceRule
 
-__all__ = ["bfs_order", "order_priority", "upward_rank_priority", "fastest_device_rule",
-           "fastest_devices", "OrderedTiming"]
+__all__ = ["order_priority", "upward_rank_priority", "fastest_device_rule", "fastest_devices"]
 
 
 # ---------------------------------------------------------------------- priority rules
-def bfs_order(problem: Problem) -> list[int]:
-    """Breadth-first topological order (Kahn's algorithm with a first-in first-out queue).
-
-    The sources come first, in file order; a task joins the queue when its last
-    predecessor leaves it, successors in edge order. This is the order in which
-    DiviML's search baselines time a device string.
-
-    Examples
-    --------
-    >>> from schedkit import Problem
-    >>> p = Problem.load("examples/topcuoglu2002.json")
-    >>> [p.tasks[i] for i in bfs_order(p)]
-    ['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n9', 'n8', 'n10']
-    """
-    n = len(problem.tasks)
-    indegree = [len(problem.preds[i]) for i in range(n)]
-    queue = deque(i for i in range(n) if indegree[i] == 0)
-    order = []
-    while queue:
-        i = queue.popleft()
-        order.append(i)
-        for j, _ in problem.succs[i]:
-            indegree[j] -= 1
-            if indegree[j] == 0:
-                queue.append(j)
-    return order
-
-
 def order_priority(order: Sequence[int]) -> list[float]:
-    """A priority under which :func:`~schedkit.simulator.list_schedule` takes tasks in ``order``.
+    """A priority under which :func:`~schedkit.timing.list_schedule` takes tasks in ``order``.
 
     ``order`` must be a topological order of all tasks: then the first task of it not yet
     scheduled is always ready and has the highest priority among the ready ones.
@@ -98,7 +62,7 @@ def upward_rank_priority(problem: Problem) -> list[float]:
 
     A task's mean duration over its allowed devices plus the longest path after it,
     an edge costing its mean transfer time over the linked pairs of distinct allowed
-    devices (see :func:`schedkit.simulator.upward_rank`). Equal ranks go to the lower
+    devices (see :func:`schedkit.problem.graph.upward_rank`). Equal ranks go to the lower
     task index.
 
     Examples
@@ -116,7 +80,7 @@ def fastest_device_rule(problem: Problem) -> DeviceRule:
     """Device rule of MET: the candidate with the shortest duration.
 
     Ties go to the earliest finish, then to the lowest device index. The candidates are
-    the devices :func:`~schedkit.simulator.list_schedule` leaves after its memory,
+    the devices :func:`~schedkit.timing.list_schedule` leaves after its memory,
     collocation and link filtering, so a full device is skipped.
 
     Examples
@@ -147,166 +111,3 @@ def fastest_devices(problem: Problem) -> list[int]:
     ['p3', 'p1', 'p1', 'p2']
     """
     return [min(table, key=lambda d: (table[d], d)) for table in problem.durations]
-
-
-# ---------------------------------------------------------------------- timing a device string
-class OrderedTiming:
-    """Times device strings fast: tasks in a fixed topological order, each on its given device.
-
-    Calling it with a device string returns the makespan of the schedule that
-    :func:`~schedkit.simulator.list_schedule` builds with ``device_of`` fixed and the
-    priority :func:`order_priority` of ``order``: each task starts as early as its
-    predecessors' data arrives and its device is free (in the first idle gap long
-    enough when ``insertion``, else after the device's last task). The results are
-    identical, float for float; the placement is not checked (memory, collocation,
-    links): that is the caller's job (see :class:`~schedkit.heuristics.search.PlacementSpace`).
-
-    Everything that does not depend on the string is computed once: per task its
-    durations by device and, per incoming edge, a device-by-device table of transfer
-    times into each device (shared between edges of equal size).
-
-    Incremental timing: a string that differs from a *kept* one (see :meth:`keep`) only
-    at positions ``first`` or later of the order has the same times before ``first``;
-    ``timing(device_of, first)`` reuses them and times the rest.
-
-    Parameters
-    ----------
-    problem : Problem
-    order : sequence of int, optional
-        A topological order of all tasks; default :func:`bfs_order`.
-    insertion : bool
-        Let a task fill an idle gap between tasks already on its device.
-
-    Attributes
-    ----------
-    position : list of int
-        Each task's position in the order.
-    start, end : list of float
-        Times of the string timed last.
-
-    Examples
-    --------
-    >>> from schedkit import Problem
-    >>> p = Problem.load("examples/topcuoglu2002.json")
-    >>> timing = OrderedTiming(p)
-    >>> heft = [2, 0, 2, 1, 2, 1, 2, 0, 1, 1]   # HEFT's mapping, timed in BFS order
-    >>> timing(heft)
-    80.0
-    >>> timing.keep()
-    >>> other = heft[:9] + [0]                   # n10 (last in the order) moves to p1
-    >>> timing(other, first=timing.position[9]) == OrderedTiming(p)(other)
-    True
-    """
-
-    def __init__(self, problem: Problem, order: Sequence[int] | None = None, insertion: bool = True):
-        p = problem
-        m = len(p.devices)
-        n = len(p.tasks)
-        self.order = list(bfs_order(p) if order is None else order)
-        if sorted(self.order) != list(range(n)):
-            raise ValueError("order must list every task once")
-        self.position = [0] * n
-        for k, i in enumerate(self.order):
-            self.position[i] = k
-        self.insertion = insertion
-        # columns[size][d][u]: transfer time of ``size`` from u into d (shared by equal sizes).
-        columns: dict[float, list[list[float]]] = {}
-        plan = []
-        for i in self.order:
-            preds = []
-            for q, size in p.preds[i]:
-                if self.position[q] > self.position[i]:
-                    raise ValueError("order must be a topological order")
-                if size not in columns:
-                    columns[size] = [[p.comm_time(size, u, d) if p.linked[u][d] or size == 0
-                                      else math.inf for u in range(m)] for d in range(m)]
-                preds.append((q, columns[size]))
-            durations = [p.durations[i].get(d, math.inf) for d in range(m)]
-            # Per device of the task: its predecessors with the column of transfer times into it.
-            into = [tuple((q, column[d]) for q, column in preds) for d in range(m)]
-            plan.append((i, durations, into))
-        self._plan = tuple(plan)
-        self._m = m
-        self.start = [0.0] * n
-        self.end = [0.0] * n
-        # The last string timed ("pending") and the kept one: per device its tasks, starts
-        # and ends sorted by start ("lanes"), and the running makespan along the order.
-        self._pending = None
-        self._kept = None
-
-    def keep(self) -> None:
-        """Keep the string timed last as the base of later incremental timings."""
-        self._kept = self._pending
-
-    def __call__(self, device_of: Sequence[int], first: int = 0) -> float:
-        """The makespan of ``device_of``, reusing the kept times before position ``first``."""
-        m = self._m
-        if first == 0:
-            start = [0.0] * len(self.order)
-            end = [0.0] * len(self.order)
-            lane_tasks: list[list[int]] = [[] for _ in range(m)]
-            lane_starts: list[list[float]] = [[] for _ in range(m)]
-            lane_ends: list[list[float]] = [[] for _ in range(m)]
-            running: list[float] = []
-            makespan = 0.0
-        else:
-            if self._kept is None:
-                raise ValueError("incremental timing needs a kept string (call keep())")
-            k_start, k_end, k_tasks, _, _, k_running = self._kept
-            start = list(k_start)
-            end = list(k_end)
-            position = self.position
-            lane_tasks = [[i for i in tasks if position[i] < first] for tasks in k_tasks]
-            lane_starts = [[start[i] for i in tasks] for tasks in lane_tasks]
-            lane_ends = [[end[i] for i in tasks] for tasks in lane_tasks]
-            running = k_running[:first]
-            makespan = running[-1]
-        insertion = self.insertion
-        for i, durations, columns in self._plan[first:]:
-            d = device_of[i]
-            ready = 0.0
-            for q, column in columns[d]:
-                arrival = end[q] + column[device_of[q]]
-                if arrival > ready:
-                    ready = arrival
-            length = durations[d]
-            s_d = lane_starts[d]
-            e_d = lane_ends[d]
-            if not s_d or ready >= e_d[-1]:
-                # Past the device's last task: the common case, the same in both modes.
-                t = ready
-                s_d.append(t)
-                e_d.append(t + length)
-                lane_tasks[d].append(i)
-            elif not insertion:
-                t = e_d[-1]
-                s_d.append(t)
-                e_d.append(t + length)
-                lane_tasks[d].append(i)
-            else:
-                # First gap long enough (the same steps as the simulator's timeline).
-                k = bisect_right(s_d, ready)
-                t = ready if k == 0 or ready > e_d[k - 1] else e_d[k - 1]
-                count = len(s_d)
-                while k < count:
-                    if t + length <= s_d[k] + 1e-12:
-                        break
-                    if e_d[k] > t:
-                        t = e_d[k]
-                    k += 1
-                finish = t + length
-                # As the simulator: an empty interval goes before those starting with it.
-                k = bisect_left(s_d, t) if finish <= t else bisect_right(s_d, t)
-                s_d.insert(k, t)
-                e_d.insert(k, finish)
-                lane_tasks[d].insert(k, i)
-            finish = t + length
-            start[i] = t
-            end[i] = finish
-            if finish > makespan:
-                makespan = finish
-            running.append(makespan)
-        self.start = start
-        self.end = end
-        self._pending = (start, end, lane_tasks, lane_starts, lane_ends, running)
-        return makespan

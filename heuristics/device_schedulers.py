@@ -1,7 +1,7 @@
 """Per-device schedulers of Mayer et al. (2017): which ready task an idle device runs next.
 
 Each rule takes the problem and a fixed mapping ``device_of`` and returns a priority
-for :func:`schedkit.events.simulate` (higher first; ties to the lower task index):
+for :func:`schedkit.timing.events.simulate` (higher first; ties to the lower task index):
 
 ``fifo``
     First in, first out: the task whose last input arrived first (``None`` for the
@@ -23,7 +23,7 @@ for :func:`schedkit.events.simulate` (higher first; ties to the lower task index
 Examples
 --------
 >>> from schedkit import Problem
->>> from schedkit.events import simulate
+>>> from schedkit.timing import simulate
 >>> p = Problem.load("examples/tiny.yaml")
 >>> device_of = [0, 0, 0, 0, 0, 1]
 >>> [round(v, 3) for v in pct(p, device_of)]
@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from schedkit.events import SimState
+from schedkit.timing import SimState
 from schedkit.problem import Problem
 
 __all__ = ["SCHEDULERS", "fifo", "pct", "msr"]
@@ -95,12 +95,12 @@ def msr(problem: Problem, device_of: list[int], *, successor: float = 1.0, remot
     Returns
     -------
     callable
-        ``rule(task, state) -> (score, pct)`` for :func:`schedkit.events.simulate`.
+        ``rule(task, state) -> (score, pct)`` for :func:`schedkit.timing.events.simulate`.
 
     Examples
     --------
     >>> from schedkit import Problem
-    >>> from schedkit.events import SimState
+    >>> from schedkit.timing import SimState
     >>> p = Problem.load("examples/tiny.yaml")
     >>> rule = msr(p, [0, 0, 0, 0, 1, 1])
     >>> state = SimState(p, [0, 0, 0, 0, 1, 1])

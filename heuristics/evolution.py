@@ -32,7 +32,8 @@ import time
 
 from schedkit.methods import register_method
 
-from .components import OrderedTiming
+from schedkit.timing import OrderedTiming
+
 from .search import PlacementSpace, SearchMethod, SearchOptions
 
 __all__ = ["Evolution"]

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from schedkit.methods import register_method
 from schedkit.problem import Problem
-from schedkit.simulator import DeviceRule, earliest_finish
+from schedkit.timing import DeviceRule, earliest_finish
 
-from .components import bfs_order, order_priority
+from schedkit.timing import bfs_order
+
+from .components import order_priority
 from .list_scheduling import ListSchedulingMethod, ListSchedulingOptions
 
 __all__ = ["Greedy", "GreedyOptions"]

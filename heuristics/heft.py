@@ -5,7 +5,7 @@ Priority: the upward rank with mean costs,
 ``w(i, d)`` are the durations on the task's allowed devices and ``c(i, j)`` is the
 edge's transfer time averaged over the linked pairs of *distinct* allowed devices
 (``mean(latency) + size / mean(bandwidth)``, as in the paper; see
-:func:`schedkit.simulator.upward_rank`). Tasks go in decreasing rank, equal ranks
+:func:`schedkit.problem.graph.upward_rank`). Tasks go in decreasing rank, equal ranks
 in file order. Device: the earliest finish time, with insertion into idle gaps;
 equal finishes go to the lowest device index.
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from schedkit.methods import register_method
 from schedkit.problem import Problem
-from schedkit.simulator import DeviceRule, earliest_finish
+from schedkit.timing import DeviceRule, earliest_finish
 
 from .components import upward_rank_priority
 from .list_scheduling import ListSchedulingMethod, ListSchedulingOptions

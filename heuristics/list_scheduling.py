@@ -1,15 +1,16 @@
 """What the list-scheduling methods (``met``, ``greedy``, ``heft``) share.
 
 A list-scheduling method is a priority rule plus a device rule, run by
-:func:`schedkit.simulator.list_schedule`: ready tasks go in decreasing priority
+:func:`schedkit.timing.list_schedule`: ready tasks go in decreasing priority
 (ties: the lower task index), each to the device the rule picks among the
 candidates that fit (memory, collocation, links to the predecessors' devices).
 
 Examples
 --------
 >>> from schedkit import Problem
->>> from schedkit.simulator import earliest_finish
->>> from schedkit.heuristics.components import bfs_order, order_priority
+>>> from schedkit.timing import earliest_finish
+>>> from schedkit.timing import bfs_order
+>>> from schedkit.heuristics.components import order_priority
 >>> class Demo(ListSchedulingMethod):
 ...     "Earliest finish in breadth-first order."
 ...     def priority(self, problem):
@@ -24,11 +25,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from schedkit.bounds import lower_bound
+from schedkit.problem.bounds import lower_bound
 from schedkit.methods import Method, MethodOptions
 from schedkit.problem import Problem
 from schedkit.schedule import Schedule
-from schedkit.simulator import DeviceRule, list_schedule, to_schedule
+from schedkit.timing import DeviceRule, list_schedule, to_schedule
 
 __all__ = ["ListSchedulingOptions", "ListSchedulingMethod"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from schedkit.methods import register_method
 from schedkit.problem import Problem
-from schedkit.simulator import DeviceRule
+from schedkit.timing import DeviceRule
 
 from .components import fastest_device_rule, upward_rank_priority
 from .list_scheduling import ListSchedulingMethod, ListSchedulingOptions

@@ -5,8 +5,8 @@ One generic method, :class:`PartitionSchedule`, is registered for each of the
 ``batch_split``, ``critical_path``, ``mite``, ``dfs``) and a per-device scheduler
 (:mod:`schedkit.heuristics.device_schedulers`: ``fifo``, ``pct``, ``msr``), e.g.
 ``critical_path+pct`` or ``hash+fifo``. The partitioner maps the tasks; the event
-simulator (:func:`schedkit.events.simulate`) runs each device by the scheduler's
-priority; the schedule carries :func:`schedkit.bounds.lower_bound` as its bound.
+simulator (:func:`schedkit.timing.events.simulate`) runs each device by the scheduler's
+priority; the schedule carries :func:`schedkit.problem.bounds.lower_bound` as its bound.
 
 Options: ``seed`` (methods with ``hash``), and the MSR weights ``msr_successor``,
 ``msr_remote``, ``msr_unlock``, ``msr_idle`` (methods with ``msr``).
@@ -28,12 +28,12 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from schedkit.bounds import lower_bound
-from schedkit.events import simulate
+from schedkit.problem.bounds import lower_bound
+from schedkit.timing import simulate
 from schedkit.methods import Method, MethodOptions, register_method
 from schedkit.problem import Problem
 from schedkit.schedule import Schedule
-from schedkit.simulator import to_schedule
+from schedkit.timing import to_schedule
 
 from .device_schedulers import SCHEDULERS
 from .partitioners import PARTITIONERS
@@ -91,7 +91,7 @@ class PartitionSchedule(Method):
         return PARTITIONERS[self.partitioner](problem, **options)
 
     def priority(self, problem: Problem, device_of: list[int]):
-        """The scheduler's priority for :func:`~schedkit.events.simulate`."""
+        """The scheduler's priority for :func:`~schedkit.timing.events.simulate`."""
         options = {}
         if self.scheduler == "msr":
             o = self.options

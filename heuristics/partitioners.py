@@ -2,7 +2,7 @@
 
 A partitioner returns ``device_of``, the device of each task; a per-device scheduler
 (:mod:`schedkit.heuristics.device_schedulers`) and the event simulator
-(:func:`schedkit.events.simulate`) then decide when each task runs.
+(:func:`schedkit.timing.events.simulate`) then decide when each task runs.
 
 Every partitioner places *units*: a collocation group (``colocate``) is one unit that
 may only go to a device all its tasks may use, with the sum of their memory and

@@ -31,14 +31,16 @@ from typing import ClassVar, Sequence
 
 from pydantic import Field
 
-from schedkit.bounds import lower_bound
+from schedkit.problem.bounds import lower_bound
 from schedkit.errors import ProblemError, SchedkitError
 from schedkit.methods import METHODS, Method, MethodOptions
 from schedkit.problem import Problem
 from schedkit.schedule import Schedule
-from schedkit.simulator import list_schedule, to_schedule
+from schedkit.timing import list_schedule, to_schedule
 
-from .components import OrderedTiming, bfs_order, fastest_devices, order_priority
+from schedkit.timing import OrderedTiming, bfs_order
+
+from .components import fastest_devices, order_priority
 
 __all__ = ["PlacementSpace", "SearchOptions", "SearchMethod"]
 

@@ -9,15 +9,15 @@ Examples
 ('optimal', 4.516)
 """
 
-from .errors import (FormulationError, InvalidScheduleError, ProblemError, ScheduleError,
+from schedkit.errors import (FormulationError, InvalidScheduleError, ProblemError, ScheduleError,
                      SchedkitError, SolverError)
-from .spec import ProblemSpec, load_spec
-from .problem import Problem
-from .schedule import Schedule, TaskRun, Transfer
-from .blocks import Block, register_block
-from .formulation import Formulation, get_formulation
-from .methods import Method, MethodOptions, list_methods, register_method, solve
-from . import milp as _milp  # registers the 'milp' method
+from schedkit.problem.spec import ProblemSpec, load_spec
+from schedkit.problem import Problem
+from schedkit.schedule import Schedule, TaskRun, Transfer
+from schedkit.blocks import Block, register_block
+from schedkit.milp.formulation import Formulation, get_formulation
+from schedkit.methods import Method, MethodOptions, list_methods, register_method, solve
+from schedkit import milp as _milp  # registers the 'milp' method
 
 __version__ = "0.1.0"
 

@@ -17,7 +17,7 @@ class FormulationError(SchedkitError):
     """A formulation names an unknown block or misses a block it depends on.
 
     Not a ``ValueError``: pydantic would wrap it into a ``ValidationError`` when it is
-    raised while a :class:`~schedkit.formulation.Formulation` is constructed.
+    raised while a :class:`~schedkit.milp.formulation.Formulation` is constructed.
     """
 
 

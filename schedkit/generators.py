@@ -38,8 +38,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .errors import ProblemError, SchedkitError
-from .io import write_text_atomic
+from schedkit.errors import ProblemError, SchedkitError
+from schedkit.atomic import write_text_atomic
 
 __all__ = ["layered", "erdos_renyi", "dump", "add_generate_command", "run_generate"]
 

@@ -19,10 +19,10 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .errors import SchedkitError
-from .problem import Problem, as_problem
-from .registry import Registry, doc_line
-from .schedule import Schedule
+from schedkit.errors import SchedkitError
+from schedkit.problem import Problem, as_problem
+from schedkit.registry import Registry, doc_line
+from schedkit.schedule import Schedule
 
 METHODS = Registry("method", group="schedkit.methods")
 

@@ -24,7 +24,9 @@ import importlib
 from importlib.metadata import entry_points
 from typing import Any, Callable
 
-from .errors import SchedkitError
+from pydantic import ValidationError
+
+from schedkit.errors import SchedkitError
 
 BUILTIN_PACKAGES = ("schedkit.formulations", "schedkit.heuristics", "schedkit.decompositions")
 
@@ -47,12 +49,24 @@ class Registry:
         self._entries: dict[str, Any] = {}
         self._loaded = group is None
 
-    def register(self, name: str, obj: Any = None) -> Callable:
-        """Register ``obj`` under ``name``; usable as a decorator."""
+    def register(self, name: str, obj: Any = None, *, replace: bool = False) -> Callable:
+        """Register ``obj`` under ``name``; usable as a decorator.
+
+        A name registered twice is an error unless ``replace=True``: a plug-in must not
+        silently take the place of a built-in entry.
+        """
         def add(target):
+            current = self._entries.get(name)
+            if current is not None and current is not target and not replace:
+                raise self.error(f"{self.what} '{name}' is already registered "
+                                 f"(by {_origin(current)}); pass replace=True to replace it")
             self._entries[name] = target
             return target
         return add if obj is None else add(obj)
+
+    def unregister(self, name: str) -> None:
+        """Remove ``name`` (a test's temporary entry); nothing happens when it is absent."""
+        self._entries.pop(name, None)
 
     def _load(self) -> None:
         if self._loaded:
@@ -90,7 +104,97 @@ class Registry:
         return name in self._entries
 
 
+def _origin(obj: Any) -> str:
+    module = getattr(obj, "__module__", None) or type(obj).__module__
+    return f"{module}.{getattr(obj, '__qualname__', type(obj).__qualname__)}"
+
+
 def doc_line(obj: Any) -> str:
     """First line of an object's docstring (for listings)."""
     doc = (getattr(obj, "__doc__", None) or "").strip()
     return doc.splitlines()[0] if doc else ""
+
+
+def one_line(error: ValidationError, data: Any = None, *, extra: str = "unknown key '{where}'") -> str:
+    """One line naming the first offending item of a pydantic error (the only formatter).
+
+    Locations such as ``('tasks', 3, 'durations', 'gpu0')`` become
+    ``task 'conv1' durations.gpu0`` by looking the item's name (or ``src->dst``) up in
+    ``data``; a field that the model does not know becomes ``extra`` with ``{where}``
+    filled in. More errors are counted, not listed.
+
+    Examples
+    --------
+    >>> from pydantic import BaseModel, ConfigDict
+    >>> class Item(BaseModel):
+    ...     model_config = ConfigDict(extra="forbid")
+    ...     name: str
+    ...     size: float = 0
+    >>> class Box(BaseModel):
+    ...     items: list[Item]
+    >>> data = {"items": [{"name": "a"}, {"name": "b", "size": "big"}]}
+    >>> try:
+    ...     Box.model_validate(data)
+    ... except ValidationError as exc:
+    ...     print(one_line(exc, data))
+    item 'b' size: Input should be a valid number, unable to parse string as a number
+    >>> try:
+    ...     Item.model_validate({"name": "a", "colour": 1})
+    ... except ValidationError as exc:
+    ...     print(one_line(exc, extra="no parameter '{where}'"))
+    no parameter 'colour'
+    """
+    errors = error.errors()
+    first = errors[0]
+    where = _location(list(first["loc"]), data)
+    message = first["msg"]
+    if message.startswith("Value error, "):
+        message = message[len("Value error, "):]
+    if first["type"] == "extra_forbidden":
+        text = extra.format(where=where)
+    else:
+        text = f"{where}: {message}" if where else message
+    more = len(errors) - 1
+    return text + (f" (+{more} more)" if more > 0 else "")
+
+
+def _location(loc: list, data: Any) -> str:
+    where = []
+    node = data
+    i = 0
+    while i < len(loc):
+        part = loc[i]
+        if isinstance(node, dict) and part in node and isinstance(node[part], list) \
+                and i + 1 < len(loc) and isinstance(loc[i + 1], int):
+            items = node[part]
+            index = loc[i + 1]
+            item = items[index] if index < len(items) else None
+            kind = str(part).rstrip("s")
+            if isinstance(item, dict) and "name" in item:
+                where.append(f"{kind} '{item['name']}'")
+            elif isinstance(item, dict) and "src" in item and "dst" in item:
+                where.append(f"{kind} {item['src']}->{item['dst']}")
+            else:
+                where.append(f"{kind} #{index}")
+            node = item
+            i += 2
+            continue
+        # Pydantic adds the union member tried ('float', 'dict[...]'): not the user's words.
+        if isinstance(part, str) and ("[" in part or part in {"float", "function-before[_to_number(), float]"}):
+            i += 1
+            continue
+        where.append(str(part))
+        node = node.get(part) if isinstance(node, dict) else None
+        i += 1
+    # Consecutive plain keys read as a dotted path: durations.gpu0
+    text: list[str] = []
+    for piece in where:
+        if text and not _named(text[-1]) and not _named(piece):
+            text[-1] += "." + piece
+        else:
+            text.append(piece)
+    return " ".join(text)
+
+
+def _named(piece: str) -> bool:
+    return "'" in piece or "->" in piece or "#" in piece

@@ -17,7 +17,7 @@ Examples
 
 from __future__ import annotations
 
-from .errors import InvalidScheduleError
+from schedkit.errors import InvalidScheduleError
 
 #: Relative tolerance of every numeric check (times are compared to it times the makespan).
 RELATIVE_TOLERANCE = 1e-6
@@ -30,7 +30,7 @@ def tolerance(schedule) -> float:
 
 def semantic_blocks():
     """The blocks that state the problem semantics shared by every method."""
-    from .blocks import Assignment, Memory, NoOverlap, Placement, Precedence
+    from schedkit.blocks import Assignment, Memory, NoOverlap, Placement, Precedence
 
     return [Assignment(), Placement(), Precedence(communication=True), NoOverlap(), Memory()]
 

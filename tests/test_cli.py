@@ -10,7 +10,7 @@ import pytest
 
 from bad_inputs import CASES
 from schedkit import Schedule
-from schedkit.cli import main
+from schedkit.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = str(ROOT / "examples" / "tiny.yaml")

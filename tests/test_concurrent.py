@@ -3,7 +3,7 @@
 import pytest
 
 import schedkit
-from schedkit.concurrent import Shared
+from schedkit.milp.race import Shared
 from schedkit.generators import erdos_renyi
 
 
@@ -39,12 +39,12 @@ def test_one_and_two_threads_prove_the_same_optimum(seed):
 
 
 def test_an_error_in_the_helper_reaches_the_caller(monkeypatch):
-    import schedkit.subsets
+    import schedkit.milp.subsets
 
     def broken(*args, **kwargs):
         raise RuntimeError("helper broke")
 
-    monkeypatch.setattr(schedkit.subsets, "subset_bounds", broken)
+    monkeypatch.setattr(schedkit.milp.subsets, "subset_bounds", broken)
     problem = schedkit.Problem.from_dict(erdos_renyi(tasks=12, edge_prob=0.25, devices=3, seed=0))
     with pytest.raises(RuntimeError, match="helper broke"):
         schedkit.solve(problem, "milp", threads=2)

@@ -5,9 +5,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedkit import Problem, ProblemError
-from schedkit.events import SimState, check_mapping, simulate
+from schedkit.timing import SimState, simulate
+from schedkit.problem.mapping import check_mapping
 from schedkit.generators import erdos_renyi, layered
-from schedkit.simulator import to_schedule
+from schedkit.timing import to_schedule
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import pytest
 
 import schedkit
 from schedkit import Problem, ScheduleError
-from schedkit.cli import main
-from schedkit.export import load_solution, read_solution, write_model
+from schedkit.cli.main import main
+from schedkit.milp.export import load_solution, read_solution, write_model
 from schedkit.milp import Milp
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

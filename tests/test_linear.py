@@ -9,8 +9,8 @@ import pytest
 import schedkit
 from schedkit import Block, FormulationError, Problem, register_block
 from schedkit.blocks.base import BLOCKS
-from schedkit.export import write_model
-from schedkit.linear import LinearModel
+from schedkit.milp.export import write_model
+from schedkit.milp.linear import LinearModel
 from schedkit.milp import Milp
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -141,7 +141,7 @@ def test_restriction_is_a_relaxation_with_named_rows():
     assert set(small.row_names()) <= set(built.linear.row_names())
     optima = []
     for lin in (built.linear, small):
-        h = schedkit.solver.highs_for(lin)
+        h = schedkit.milp.solvers.highs.highs_for(lin)
         h.run()
         optima.append(h.getInfo().objective_function_value)
     assert optima[1] <= optima[0] + 1e-9

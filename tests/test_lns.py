@@ -4,7 +4,7 @@ import pytest
 
 import schedkit
 from schedkit.generators import erdos_renyi
-from schedkit.lns import improve
+from schedkit.milp.lns import improve
 from schedkit.milp import Milp
 
 

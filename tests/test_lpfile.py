@@ -3,8 +3,8 @@
 import highspy
 import pytest
 
-from schedkit.linear import INF, LinearModel
-from schedkit.lpfile import write_lp, write_mps
+from schedkit.milp.linear import INF, LinearModel
+from schedkit.milp.lpfile import write_lp, write_mps
 
 
 def small_model(sign: float) -> LinearModel:

@@ -1,4 +1,4 @@
-"""schedkit.spec: loading problem files and one-line errors naming the offending item."""
+"""schedkit.problem.spec: loading problem files and one-line errors naming the offending item."""
 
 import json
 
@@ -6,7 +6,7 @@ import pytest
 
 from bad_inputs import CASES
 from schedkit import ProblemError, ProblemSpec, load_spec
-from schedkit.spec import parse_spec, read_data
+from schedkit.problem.spec import parse_spec, read_data
 
 TINY = {
     "format": "schedkit/v1", "name": "tiny",

@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 
 import schedkit
 from schedkit import Problem
-from schedkit.concurrent import Shared
+from schedkit.milp.race import Shared
 from schedkit.generators import erdos_renyi
 from schedkit.milp import Milp
-from schedkit.solver import highs_for
-from schedkit.subsets import critical_tasks, subset_bounds, subset_model
+from schedkit.milp.solvers.highs import highs_for
+from schedkit.milp.subsets import critical_tasks, subset_bounds, subset_model
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

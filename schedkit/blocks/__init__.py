@@ -1,11 +1,11 @@
 """Constraint blocks: the kernel's built-in blocks and the block registry."""
 
-from .base import BLOCKS, FAMILIES, Block, block_from_data, register_block
-from .assignment import Assignment
-from .placement import Placement
-from .precedence import Precedence
-from .no_overlap import NoOverlap
-from .memory import Memory
+from schedkit.blocks.base import BLOCKS, FAMILIES, Block, block_from_data, register_block
+from schedkit.blocks.assignment import Assignment
+from schedkit.blocks.placement import Placement
+from schedkit.blocks.precedence import Precedence
+from schedkit.blocks.no_overlap import NoOverlap
+from schedkit.blocks.memory import Memory
 
 __all__ = ["BLOCKS", "FAMILIES", "Block", "block_from_data", "register_block",
            "Assignment", "Placement", "Precedence", "NoOverlap", "Memory"]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..validate import tolerance
-from .base import Block, register_block
+from schedkit.numerics import time_tolerance
+from schedkit.blocks.base import Block, register_block
 
 
 @register_block("assignment")
@@ -32,7 +32,7 @@ $$\mathit{end}_i = \mathit{start}_i + \sum_{d \in D_i} p_{i,d}\, x_{i,d}$$
 
     def violations(self, problem, schedule):
         out = []
-        tol = tolerance(schedule)
+        tol = time_tolerance(schedule.makespan)
         for row in schedule.tasks:
             i, d = problem.task_index[row.task], problem.device_index[row.device]
             if d not in problem.durations[i]:

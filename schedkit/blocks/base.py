@@ -9,7 +9,7 @@ A block builds in one of two ways. By default, ``build(ctx, blk)`` receives its
 own ``pyo.Block`` and Pyomo variables from the context (``ctx.x``, ``ctx.start``,
 ``ctx.end``, ``ctx.order``, ``ctx.makespan``); its linear rows are read back into
 the formulation's sparse model. A block with ``builds_rows = True`` (every built-in
-block) receives a :class:`~schedkit.build.RowBlock` instead and adds sparse rows
+block) receives a :class:`~schedkit.milp.context.RowBlock` instead and adds sparse rows
 with column indices (``ctx.x_col``, ``ctx.start_col``, ``ctx.end_terms``,
 ``ctx.order_col``): no Pyomo object is made, which keeps large builds fast.
 
@@ -38,12 +38,12 @@ from typing import Any, ClassVar
 import jinja2
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..errors import FormulationError
-from ..registry import Registry
+from schedkit.errors import FormulationError
+from schedkit.registry import Registry
 
 BLOCKS = Registry("block", group="schedkit.blocks", error=FormulationError)
 
-#: Variable families the build context creates (see :mod:`schedkit.build`).
+#: Variable families the build context creates (see :mod:`schedkit.milp.context`).
 FAMILIES = {
     "x": "assignment binaries x[i,d]: task i runs on device d",
     "timing": "start[i] variables and end[i] = start[i] + sum_d p[i,d] x[i,d]",
@@ -70,7 +70,7 @@ class Block(BaseModel):
         block's fields are available in it.
     builds_rows : bool
         ``True`` when :meth:`build` writes sparse rows into a
-        :class:`~schedkit.build.RowBlock`; ``False`` (the default) when it adds
+        :class:`~schedkit.milp.context.RowBlock`; ``False`` (the default) when it adds
         Pyomo constraints to a ``pyo.Block``.
     """
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .base import Block, register_block
+from schedkit.blocks.base import Block, register_block
 
 
 @register_block("memory")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..validate import tolerance
-from .base import Block, register_block
+from schedkit.numerics import time_tolerance
+from schedkit.blocks.base import Block, register_block
 
 
 @register_block("no_overlap")
@@ -115,7 +115,7 @@ into constants.
 
     def violations(self, problem, schedule):
         out = []
-        tol = tolerance(schedule)
+        tol = time_tolerance(schedule.makespan)
         by_device: dict[str, list] = {}
         for row in schedule.tasks:
             by_device.setdefault(row.device, []).append(row)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..errors import ProblemError
-from .base import Block, register_block
+from schedkit.errors import ProblemError
+from schedkit.blocks.base import Block, register_block
 
 
 @register_block("placement")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..errors import FormulationError
-from ..validate import tolerance
-from .base import Block, register_block
+from schedkit.errors import FormulationError
+from schedkit.numerics import time_tolerance
+from schedkit.blocks.base import Block, register_block
 
 
 @register_block("precedence")
@@ -77,7 +77,7 @@ $x_{i,u} + x_{j,v} \le 1$.
 
     def violations(self, problem, schedule):
         out = []
-        tol = tolerance(schedule)
+        tol = time_tolerance(schedule.makespan)
         rows = {r.task: r for r in schedule.tasks}
         for i, j, size in problem.edges:
             a, b = rows[problem.tasks[i]], rows[problem.tasks[j]]

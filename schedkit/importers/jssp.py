@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import ProblemError
+from schedkit.errors import ProblemError
 
 
 def parse_jssp(text: str, name: str = "jssp") -> dict:

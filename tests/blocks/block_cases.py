@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from schedkit import Formulation, Problem, Schedule, TaskRun
-from schedkit.export import write_model
+from schedkit.milp.export import write_model
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 

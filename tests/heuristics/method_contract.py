@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from schedkit import Problem, ProblemError, solve
-from schedkit.bounds import lower_bound
+from schedkit.problem.bounds import lower_bound
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 from method_contract import example
 from random_problems import problem_data
 from schedkit import Problem, ProblemError
-from schedkit.heuristics.components import (OrderedTiming, bfs_order, fastest_device_rule,
-                                            fastest_devices, order_priority,
+from schedkit.heuristics.components import (fastest_device_rule, fastest_devices, order_priority,
                                             upward_rank_priority)
+from schedkit.timing import OrderedTiming, bfs_order
 from schedkit.heuristics.search import PlacementSpace
-from schedkit.simulator import list_schedule, to_schedule
+from schedkit.timing import list_schedule, to_schedule
 
 
 def diamond():

@@ -5,8 +5,8 @@ from hypothesis import HealthCheck, given, settings
 
 from random_problems import problem_data
 from schedkit import Problem, ProblemError, SchedkitError, list_methods, solve
-from schedkit.bounds import lower_bound
-from schedkit.events import SimState, simulate
+from schedkit.problem.bounds import lower_bound
+from schedkit.timing import SimState, simulate
 from schedkit.generators import erdos_renyi, layered
 from schedkit.heuristics.device_schedulers import SCHEDULERS, fifo, msr, pct
 from schedkit.heuristics.partition_schedule import PARTITION_SCHEDULE_METHODS

@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from method_contract import check_deterministic, check_examples, check_random, example
 from random_problems import problem_data
 from schedkit import solve
-from schedkit.simulator import upward_rank
+from schedkit.problem.graph import upward_rank
 
 
 def test_topcuoglu_published_makespan_and_schedule():

@@ -1,8 +1,9 @@
 """The list-scheduling base class: a priority rule plus a device rule."""
 
 from method_contract import example
-from schedkit.bounds import lower_bound
-from schedkit.heuristics.components import bfs_order, order_priority
+from schedkit.problem.bounds import lower_bound
+from schedkit.heuristics.components import order_priority
+from schedkit.timing import bfs_order
 from schedkit.heuristics.list_scheduling import ListSchedulingMethod
 
 

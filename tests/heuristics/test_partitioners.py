@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings
 
 from random_problems import problem_data
 from schedkit import Problem, ProblemError
-from schedkit.events import check_mapping
+from schedkit.problem.mapping import check_mapping
 from schedkit.generators import erdos_renyi, layered
 from schedkit.heuristics.partitioners import (PARTITIONERS, batch_split, critical_path,
                                               critical_path_tasks, device_speeds, dfs,

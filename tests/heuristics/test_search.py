@@ -8,9 +8,10 @@ from hypothesis import strategies as st
 
 from random_problems import problem_data
 from schedkit import Problem, ProblemError
-from schedkit.heuristics.components import bfs_order, order_priority
+from schedkit.heuristics.components import order_priority
+from schedkit.timing import bfs_order
 from schedkit.heuristics.search import PlacementSpace
-from schedkit.simulator import list_schedule, to_schedule
+from schedkit.timing import list_schedule, to_schedule
 
 
 def grouped():

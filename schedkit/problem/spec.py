@@ -37,7 +37,9 @@ from pydantic import (
     model_validator,
 )
 
-from .errors import ProblemError
+from schedkit.errors import ProblemError
+from schedkit.numerics import fits
+from schedkit.registry import one_line
 
 FORMAT = "schedkit/v1"
 
@@ -189,7 +191,7 @@ class ProblemSpec(_Frozen):
                        and (task.pin is None or d.name in task.pin)]
             if not allowed:
                 raise ValueError(f"task '{task.name}': no device can run it (durations and pin exclude all)")
-            if not any(d.memory is None or task.memory <= d.memory for d in allowed):
+            if not any(d.memory is None or fits(task.memory, d.memory) for d in allowed):
                 raise ValueError(f"task '{task.name}': its memory {task.memory:g} fits no device it may run on")
         seen = set()
         for edge in self.edges:
@@ -228,50 +230,6 @@ def _unique(names: list[str], what: str) -> set[str]:
             raise ValueError(f"duplicate {what} name '{name}'")
         seen.add(name)
     return seen
-
-
-def format_validation_error(error: ValidationError, data: Any) -> str:
-    """One line naming the first offending item of a pydantic error.
-
-    Locations such as ``('tasks', 3, 'durations', 'gpu0')`` become
-    ``task 'conv1' durations.gpu0`` by looking the item's name up in ``data``.
-    """
-    first = error.errors()[0]
-    loc = list(first["loc"])
-    message = first["msg"]
-    if message.startswith("Value error, "):
-        message = message[len("Value error, "):]
-    where = []
-    node = data
-    i = 0
-    while i < len(loc):
-        part = loc[i]
-        if isinstance(node, dict) and part in node and isinstance(node[part], list) \
-                and i + 1 < len(loc) and isinstance(loc[i + 1], int):
-            items = node[part]
-            index = loc[i + 1]
-            item = items[index] if index < len(items) else None
-            kind = str(part).rstrip("s")
-            if isinstance(item, dict) and "name" in item:
-                where.append(f"{kind} '{item['name']}'")
-            elif isinstance(item, dict) and "src" in item and "dst" in item:
-                where.append(f"{kind} {item['src']}->{item['dst']}")
-            else:
-                where.append(f"{kind} #{index}")
-            node = item
-            i += 2
-            continue
-        # Pydantic adds the union member tried ('float', 'dict[...]'): not the user's words.
-        if isinstance(part, str) and ("[" in part or part in {"float", "function-before[_to_number(), float]"}):
-            i += 1
-            continue
-        where.append(str(part))
-        node = node.get(part) if isinstance(node, dict) else None
-        i += 1
-    more = len(error.errors()) - 1
-    suffix = f" (+{more} more)" if more > 0 else ""
-    prefix = " ".join(where)
-    return f"{prefix}: {message}{suffix}" if prefix else f"{message}{suffix}"
 
 
 def read_data(path: str | Path) -> Any:
@@ -314,7 +272,7 @@ def parse_spec(data: Any, source: str = "problem") -> ProblemSpec:
     try:
         return ProblemSpec.model_validate(data)
     except ValidationError as exc:
-        raise ProblemError(f"{source}: {format_validation_error(exc, data)}") from None
+        raise ProblemError(f"{source}: {one_line(exc, data)}") from None
 
 
 def load_spec(path: str | Path) -> ProblemSpec:

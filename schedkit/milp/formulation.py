@@ -21,9 +21,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from .blocks.base import BLOCKS, FAMILIES, Block, block_from_data
-from .errors import FormulationError, ProblemError
-from .registry import Registry, doc_line
+from schedkit.blocks.base import BLOCKS, FAMILIES, Block, block_from_data
+from schedkit.errors import FormulationError, ProblemError
+from schedkit.registry import Registry, doc_line
 
 FORMULATIONS = Registry("formulation", group="schedkit.formulations", error=FormulationError)
 
@@ -78,7 +78,7 @@ class Formulation(BaseModel):
     @classmethod
     def load(cls, path: str | Path) -> Formulation:
         """Read a formulation from a YAML or JSON file."""
-        from .spec import read_data
+        from schedkit.problem.spec import read_data
 
         try:
             data = read_data(path)
@@ -130,10 +130,10 @@ class Formulation(BaseModel):
         -------
         BuiltModel
         """
-        from .bounds import lower_bound
-        from .build import BuildContext, BuiltModel, RowBlock, add_pyomo_block
-        from .horizon import choose_horizon
-        from .linear import LinearModel
+        from schedkit.problem.bounds import lower_bound
+        from schedkit.milp.context import BuildContext, BuiltModel, RowBlock, add_pyomo_block
+        from schedkit.milp.horizon import choose_horizon
+        from schedkit.milp.linear import LinearModel
 
         began = time.perf_counter()
         if horizon is None:

@@ -12,14 +12,14 @@ import json
 import sys
 from pathlib import Path
 
-from .errors import SchedkitError
+from schedkit.errors import SchedkitError
 
 EXIT_ERROR = 1
 EXIT_INVALID = 3
 
 
 def _load_problem(path):
-    from .problem import Problem
+    from schedkit.problem import Problem
 
     return Problem.load(path)
 
@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, help="problem file to write (.json or .yaml)")
 
     try:
-        from .generators import add_generate_command
+        from schedkit.generators import add_generate_command
     except ImportError:  # generators are optional at this layer
         add_generate_command = None
     if add_generate_command is not None:
@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # ---------------------------------------------------------------------- commands
 def _solve_options(args) -> dict:
-    from .methods import METHODS
+    from schedkit.methods import METHODS
 
     cls = METHODS.get(args.method)
     fields = cls.Options.model_fields
@@ -115,7 +115,7 @@ def _solve_options(args) -> dict:
 
 
 def cmd_solve(args) -> int:
-    from .methods import solve
+    from schedkit.methods import solve
 
     problem = _load_problem(args.problem)
     options = _solve_options(args)
@@ -142,7 +142,7 @@ def format_schedule(schedule) -> str:
 
 
 def cmd_validate(args) -> int:
-    from .schedule import Schedule
+    from schedkit.schedule import Schedule
 
     problem = _load_problem(args.problem)
     schedule = Schedule.load(args.schedule)
@@ -157,13 +157,13 @@ def cmd_validate(args) -> int:
 
 
 def _milp(formulation):
-    from .milp import Milp
+    from schedkit.milp import Milp
 
     return Milp(formulation=formulation)
 
 
 def cmd_export(args) -> int:
-    from .export import write_model
+    from schedkit.milp.export import write_model
 
     problem = _load_problem(args.problem)
     built = _milp(args.formulation).build(problem)
@@ -174,7 +174,7 @@ def cmd_export(args) -> int:
 
 
 def cmd_load_solution(args) -> int:
-    from .export import load_solution
+    from schedkit.milp.export import load_solution
 
     problem = _load_problem(args.problem)
     milp = _milp(args.formulation)
@@ -187,14 +187,14 @@ def cmd_load_solution(args) -> int:
 
 
 def cmd_describe(args) -> int:
-    from .formulation import get_formulation
+    from schedkit.milp.formulation import get_formulation
 
     print(get_formulation(args.formulation).describe())
     return 0
 
 
 def cmd_methods(args) -> int:
-    from .methods import list_methods
+    from schedkit.methods import list_methods
 
     for name, summary in list_methods():
         print(f"{name:24} {summary}")
@@ -202,7 +202,7 @@ def cmd_methods(args) -> int:
 
 
 def cmd_blocks(args) -> int:
-    from .formulation import list_blocks
+    from schedkit.milp.formulation import list_blocks
 
     for kind, summary in list_blocks():
         print(f"{kind:16} {summary}")
@@ -210,7 +210,7 @@ def cmd_blocks(args) -> int:
 
 
 def cmd_formulations(args) -> int:
-    from .formulation import list_formulations
+    from schedkit.milp.formulation import list_formulations
 
     for name, blocks in list_formulations():
         print(f"{name:12} {blocks}")
@@ -218,8 +218,8 @@ def cmd_formulations(args) -> int:
 
 
 def cmd_convert(args) -> int:
-    from .importers.jssp import load_jssp
-    from .spec import parse_spec
+    from schedkit.importers.jssp import load_jssp
+    from schedkit.problem.spec import parse_spec
 
     data = load_jssp(args.file)
     parse_spec(data, source=args.file)  # the converted problem must be valid
@@ -230,7 +230,7 @@ def cmd_convert(args) -> int:
 
 def write_problem_data(data: dict, path) -> None:
     """Write problem data as JSON or YAML (by suffix), atomically."""
-    from .io import write_text_atomic
+    from schedkit.atomic import write_text_atomic
 
     suffix = Path(path).suffix.lower()
     if suffix in (".yaml", ".yml"):

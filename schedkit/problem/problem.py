@@ -5,7 +5,7 @@ numbers so that heuristics and model builders loop over plain lists.
 
 Examples
 --------
->>> from schedkit.spec import parse_spec
+>>> from schedkit.problem.spec import parse_spec
 >>> p = Problem(parse_spec({
 ...     "name": "chain",
 ...     "devices": [{"name": "gpu"}, {"name": "cpu"}],
@@ -23,19 +23,21 @@ Examples
 
 from __future__ import annotations
 
-import heapq
 import math
 from functools import cached_property
 from pathlib import Path
 
 import networkx as nx
 
-from .errors import ProblemError
-from .spec import ProblemSpec, load_spec, parse_spec
+from schedkit.errors import ProblemError
+from schedkit.numerics import fits
+from schedkit.problem import graph
+from schedkit.problem.network import Network
+from schedkit.problem.spec import ProblemSpec, load_spec, parse_spec
 
 
 class Problem:
-    """An indexed, read-only view of a :class:`~schedkit.spec.ProblemSpec`.
+    """An indexed, read-only view of a :class:`~schedkit.problem.spec.ProblemSpec`.
 
     Parameters
     ----------
@@ -72,7 +74,7 @@ class Problem:
                 duration = task.duration_on(device)
                 if duration is None or (task.pin is not None and device.name not in task.pin):
                     continue
-                if task.memory > self.device_memory[k]:
+                if not fits(task.memory, self.device_memory[k]):
                     continue
                 table[k] = duration
             self.durations.append(table)
@@ -111,37 +113,11 @@ class Problem:
 
     # ------------------------------------------------------------------ network
     def _build_network(self) -> None:
-        m = len(self.devices)
-        net = nx.DiGraph()
-        net.add_nodes_from(range(m))
-        for link in self.spec.links:
-            u, v = self.device_index[link.src], self.device_index[link.dst]
-            pairs = [(u, v), (v, u)] if link.bidirectional else [(u, v)]
-            for a, b in pairs:
-                # Parallel links between one pair: keep the widest.
-                if not net.has_edge(a, b) or net[a][b]["bandwidth"] < link.bandwidth:
-                    net.add_edge(a, b, bandwidth=link.bandwidth, latency=link.latency)
-        self.network = net
-        inv_bw = [[0.0] * m for _ in range(m)]
-        lat = [[0.0] * m for _ in range(m)]
-        linked = [[u == v for v in range(m)] for u in range(m)]
-        for u in range(m):
-            widths = _widest_from(net, u)
-            for v, width in widths.items():
-                if v == u:
-                    continue
-                linked[u][v] = True
-                if net.has_edge(u, v):
-                    inv_bw[u][v] = 1.0 / net[u][v]["bandwidth"]
-                    lat[u][v] = net[u][v]["latency"]
-                    continue
-                # No direct link: the widest path, and among the widest the least latency.
-                wide = nx.subgraph_view(net, filter_edge=lambda a, b, w=width: net[a][b]["bandwidth"] >= w)
-                inv_bw[u][v] = 1.0 / width
-                lat[u][v] = nx.dijkstra_path_length(wide, u, v, weight="latency")
-        self.inv_bandwidth = inv_bw
-        self.latency = lat
-        self.linked = linked
+        network = Network(self.spec)
+        self.network = network.graph
+        self.inv_bandwidth = network.inv_bandwidth
+        self.latency = network.latency
+        self.linked = network.linked
 
     def comm_time(self, size: float, u: int, v: int) -> float:
         """Time to move ``size`` data from device ``u`` to device ``v`` (0 on one device).
@@ -170,7 +146,7 @@ class Problem:
     def _check_fixed_memory(self) -> None:
         for d, cap in enumerate(self.device_memory):
             need = sum(self.task_memory[i] for i, allowed in enumerate(self.allowed) if allowed == (d,))
-            if need > cap:
+            if not fits(need, cap):
                 raise ProblemError(f"device {self.devices[d]}: the tasks that can run only there need "
                                    f"{need:g} of memory, capacity {cap:g}")
 
@@ -191,13 +167,7 @@ class Problem:
     @cached_property
     def descendants(self) -> list[int]:
         """Transitive closure as bit sets: bit ``j`` of ``descendants[i]`` is set when j follows i."""
-        desc = [0] * len(self.tasks)
-        for i in reversed(self.topological_order):
-            bits = 0
-            for j, _ in self.succs[i]:
-                bits |= desc[j] | (1 << j)
-            desc[i] = bits
-        return desc
+        return graph.descendants(self)
 
     def ordered(self, i: int, j: int) -> bool:
         """Whether the task graph orders ``i`` and ``j`` (either way)."""
@@ -211,28 +181,17 @@ class Problem:
     @cached_property
     def heads(self) -> list[float]:
         """Earliest start of each task: longest chain of minimum durations before it."""
-        head = [0.0] * len(self.tasks)
-        for i in self.topological_order:
-            for j, _ in self.succs[i]:
-                head[j] = max(head[j], head[i] + self.min_duration[i])
-        return head
+        return graph.heads(self)
 
     @cached_property
     def tails(self) -> list[float]:
         """Least time between a task's end and the makespan: minimum durations after it."""
-        tail = [0.0] * len(self.tasks)
-        for i in reversed(self.topological_order):
-            for j, _ in self.succs[i]:
-                tail[i] = max(tail[i], self.min_duration[j] + tail[j])
-        return tail
+        return graph.tails(self)
 
     def device_heads_tails(self, communication: bool = True) -> tuple[list[dict], list[dict]]:
-        """Heads and tails of each task *on each allowed device*, transfers included.
+        """Heads and tails of each task *on each allowed device*, transfers included (cached).
 
-        ``head[j][d]``: earliest start of ``j`` when it runs on ``d``; every predecessor
-        ``i`` ends on its best device ``u`` and its data travels from ``u`` to ``d``.
-        ``tail[i][d]``: least time from the end of ``i`` on ``d`` to the makespan, the
-        mirror. Both are at least the device-free :attr:`heads` and :attr:`tails`.
+        See :func:`schedkit.problem.graph.device_heads_tails`.
 
         Examples
         --------
@@ -243,31 +202,9 @@ class Problem:
         """
         key = bool(communication)
         cache = self.__dict__.setdefault("_device_heads_tails", {})
-        if key in cache:
-            return cache[key]
-
-        def move(size, u, v):
-            return self.comm_time(size, u, v) if communication else 0.0
-
-        def reachable(size, u, v):
-            return not communication or self.pair_allowed(size, u, v)
-
-        head = [{d: self.heads[j] for d in self.allowed[j]} for j in range(len(self.tasks))]
-        for j in self.topological_order:
-            for i, size in self.preds[j]:
-                for d in head[j]:
-                    best = min((head[i][u] + self.durations[i][u] + move(size, u, d)
-                                for u in self.allowed[i] if reachable(size, u, d)), default=head[j][d])
-                    head[j][d] = max(head[j][d], best)
-        tail = [{d: self.tails[i] for d in self.allowed[i]} for i in range(len(self.tasks))]
-        for i in reversed(self.topological_order):
-            for j, size in self.succs[i]:
-                for d in tail[i]:
-                    best = min((move(size, d, v) + self.durations[j][v] + tail[j][v]
-                                for v in self.allowed[j] if reachable(size, d, v)), default=tail[i][d])
-                    tail[i][d] = max(tail[i][d], best)
-        cache[key] = (head, tail)
-        return head, tail
+        if key not in cache:
+            cache[key] = graph.device_heads_tails(self, key)
+        return cache[key]
 
     @cached_property
     def colocate_groups(self) -> dict[str, list[int]]:
@@ -277,24 +214,6 @@ class Problem:
             if task.colocate is not None:
                 groups.setdefault(task.colocate, []).append(k)
         return groups
-
-
-def _widest_from(net: nx.DiGraph, source: int) -> dict[int, float]:
-    """Largest bottleneck bandwidth from ``source`` to every reachable device."""
-    best = {source: math.inf}
-    heap = [(-math.inf, source)]
-    done = set()
-    while heap:
-        neg, u = heapq.heappop(heap)
-        if u in done:
-            continue
-        done.add(u)
-        for v, data in net[u].items():
-            width = min(-neg, data["bandwidth"])
-            if width > best.get(v, 0.0):
-                best[v] = width
-                heapq.heappush(heap, (-width, v))
-    return best
 
 
 def as_problem(problem: Problem | ProblemSpec | dict | str | Path) -> Problem:

@@ -1,7 +1,7 @@
 """Lower bounds from critical subsets of tasks: the model restricted to a few tasks.
 
 Leaving tasks out of a scheduling problem can only shorten its best schedule. The
-model restricted to a subset ``S`` of tasks (:meth:`~schedkit.linear.LinearModel.restrict`:
+model restricted to a subset ``S`` of tasks (:meth:`~schedkit.milp.linear.LinearModel.restrict`:
 every other column projected out of each row) is therefore a relaxation, and its
 optimum a lower bound on the makespan. It keeps what the whole model knows about
 ``S``: device heads and tails (transfers included), the precedence and device order
@@ -22,7 +22,7 @@ A small subset is often enough where the whole model's relaxation is weak. On th
 of the whole model is 52.2 against an optimum of 60.07, and HiGHS alone needs about
 20 s to prove it. Here 26 of the 40 tasks, found in three rounds, bound the makespan at
 60.07 within about 6 s, and the extension of that round's sub-schedule is an optimal
-schedule. The search runs beside the exact solve (:mod:`schedkit.concurrent`), on a
+schedule. The search runs beside the exact solve (:mod:`schedkit.milp.race`), on a
 core that HiGHS's branch and bound leaves idle.
 
 Examples
@@ -42,11 +42,11 @@ from __future__ import annotations
 import math
 import time
 
-from .build import BuiltModel
-from .errors import ProblemError
-from .linear import LinearModel
-from .problem import Problem
-from .schedule import Schedule
+from schedkit.milp.context import BuiltModel
+from schedkit.errors import ProblemError
+from schedkit.milp.linear import LinearModel
+from schedkit.problem import Problem
+from schedkit.schedule import Schedule
 
 #: Once a subset holds this share of the tasks, the next round takes them all.
 FULL_SHARE = 0.8
@@ -163,16 +163,16 @@ def subset_bounds(built: BuiltModel, schedule: Schedule, shared, deadline: float
         The whole model.
     schedule : Schedule
         The best schedule known; its critical path is the first subset.
-    shared : schedkit.concurrent.Shared
+    shared : schedkit.milp.race.Shared
         Incumbent, bound and stop flag shared with the exact solve.
     deadline : float, optional
         ``time.perf_counter()`` value at which to stop.
     verbose : bool
         Print one line per round.
     """
-    from .simulator import list_schedule, to_schedule
-    from .solver import highs_for, warm_values
-    from .validate import violations
+    from schedkit.timing import list_schedule, to_schedule
+    from schedkit.milp.solvers.highs import highs_for, warm_values
+    from schedkit.validate import violations
 
     p = built.problem
     ctx = built.context

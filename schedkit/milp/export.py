@@ -1,7 +1,7 @@
 """LP/MPS export with readable names, and reading an external solver's solution back.
 
 The file is written straight from the formulation's sparse model
-(:mod:`schedkit.lpfile`); no Pyomo object is made. Every row's name starts with its
+(:mod:`schedkit.milp.lpfile`); no Pyomo object is made. Every row's name starts with its
 block: ``precedence.delay(attn_norm_data)``, ``no_overlap.disjunct(attn_mlp_gpu0_before)``,
 ``assignment.one_device(attn)``; rows of the build context itself are ``end_def(...)``,
 ``makespan_def(...)`` and ``device_load(...)``. Columns are ``x(attn_gpu0)``,
@@ -29,11 +29,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .build import BuiltModel
-from .errors import SchedkitError, ScheduleError
-from .io import atomic_output
-from .schedule import Schedule
-from .solver import extract_schedule
+from schedkit.milp.context import BuiltModel
+from schedkit.errors import SchedkitError, ScheduleError
+from schedkit.atomic import atomic_output
+from schedkit.schedule import Schedule
+from schedkit.milp.solvers.highs import extract_schedule
 
 FORMATS = {".lp": "lp", ".mps": "mps"}
 
@@ -47,7 +47,7 @@ def _format_of(path: Path) -> str:
 
 def write_model(built: BuiltModel, path: str | Path) -> dict[str, int]:
     """Write ``built`` as an LP or MPS file (by suffix), atomically; return column name -> index."""
-    from .lpfile import write_lp, write_mps
+    from schedkit.milp.lpfile import write_lp, write_mps
 
     path = Path(path)
     writer = write_lp if _format_of(path) == "lp" else write_mps

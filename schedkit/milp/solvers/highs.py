@@ -2,7 +2,7 @@
 
 A solve never returns a raw solver answer. The assignment and the per-device
 task order are read from the solution, the start times are recomputed exactly
-(left-shifted) by :func:`~schedkit.simulator.fixed_order_times`, and the status
+(left-shifted) by :func:`~schedkit.timing.fixed_order_times`, and the status
 says whether optimality was proven.
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 import time
 
-from .build import BuiltModel
-from .errors import SolverError
-from .schedule import Schedule
-from .simulator import fixed_order_times, to_schedule
+from schedkit.milp.context import BuiltModel
+from schedkit.errors import SolverError
+from schedkit.schedule import Schedule
+from schedkit.timing import device_orders, fixed_order_times, to_schedule
 
 #: Option names of common solvers for a time limit and a relative MIP gap.
 _OPTION_NAMES = {
@@ -98,38 +98,6 @@ def extract_schedule(built: BuiltModel, values, method: str, status: str, bound,
     return schedule
 
 
-def device_orders(problem, device_of, starts) -> list[list[int]]:
-    """Task order on every device from solver start times, never against the task graph.
-
-    Sorting by start alone can put a zero-length task after its successor (equal
-    starts, or starts within the solver's tolerance). Tasks are instead taken in one
-    topological order that always picks the ready task with the earliest start and,
-    among equal starts, the earliest end: a zero-length task the solver put at the
-    start of a longer one comes first, as in the solver's schedule. Times are compared
-    on a grid of the solver's tolerance (a zero-length task at 1e-9 still starts "at 0").
-    """
-    import heapq
-
-    grid = 1e-6 * max([1.0] + [abs(s) for s in starts])
-
-    def key(i):
-        start = starts[i]
-        return (round(start / grid), round((start + problem.durations[i][device_of[i]]) / grid), i)
-
-    indegree = [len(problem.preds[i]) for i in range(len(problem.tasks))]
-    heap = [key(i) for i in range(len(problem.tasks)) if indegree[i] == 0]
-    heapq.heapify(heap)
-    orders: list[list[int]] = [[] for _ in problem.devices]
-    while heap:
-        i = heapq.heappop(heap)[2]
-        orders[device_of[i]].append(i)
-        for j, _ in problem.succs[i]:
-            indegree[j] -= 1
-            if indegree[j] == 0:
-                heapq.heappush(heap, key(j))
-    return orders
-
-
 # ---------------------------------------------------------------------- HiGHS
 def highs_for(lin, time_limit=None, gap=None, verbose=False):
     """A ``highspy.Highs`` holding the sparse model ``lin`` (passed as arrays, no Pyomo object).
@@ -182,18 +150,18 @@ def _solve_highs(built, time_limit, gap, threads, verbose, warm_start):
     """The embedded HiGHS on the sparse model, started from the horizon schedule.
 
     With ``threads >= 2`` a helper thread proves lower bounds on subsets of tasks
-    (:mod:`schedkit.subsets`) and stops HiGHS once one meets its incumbent.
+    (:mod:`schedkit.milp.subsets`) and stops HiGHS once one meets its incumbent.
     """
     import highspy
 
-    from .concurrent import Shared, deadline_after, default_threads, run_beside
+    from schedkit.milp.race import Shared, deadline_after, default_threads, run_beside
 
     h = highs_for(built.linear, time_limit, gap, verbose)
     if warm_start and built.warm is not None:
         set_start(h, warm_values(built, built.warm))
     shared = None
     if (threads or default_threads()) >= 2 and _bounds_help(built):
-        from .subsets import subset_bounds
+        from schedkit.milp.subsets import subset_bounds
 
         shared = Shared(tolerance=max(gap or 0.0, 1e-6))
         deadline = deadline_after(time_limit)

@@ -12,10 +12,11 @@ True
 
 from __future__ import annotations
 
-from .errors import ProblemError
-from .problem import Problem
-from .simulator import list_schedule, to_schedule, upward_rank
-from .validate import violations
+from schedkit.errors import ProblemError
+from schedkit.problem import Problem
+from schedkit.timing import list_schedule, to_schedule
+from schedkit.problem.graph import upward_rank
+from schedkit.validate import violations
 
 
 def serial_horizon(problem: Problem) -> float:

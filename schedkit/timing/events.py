@@ -22,7 +22,7 @@ is evaluated for every ready task of a device each time it chooses.
 Examples
 --------
 >>> from schedkit import Problem
->>> from schedkit.simulator import to_schedule
+>>> from schedkit.timing import to_schedule
 >>> p = Problem.load("examples/tiny.yaml")
 >>> gpu, cpu = p.device_index["gpu0"], p.device_index["cpu"]
 >>> device_of = [gpu, gpu, gpu, gpu, gpu, cpu]
@@ -38,10 +38,11 @@ from __future__ import annotations
 import heapq
 from typing import Any, Callable, Sequence
 
-from .errors import ProblemError
-from .problem import Problem
+from schedkit.errors import ProblemError
+from schedkit.problem.mapping import check_mapping
+from schedkit.problem import Problem
 
-__all__ = ["SimState", "check_mapping", "simulate"]
+__all__ = ["SimState", "simulate"]
 
 
 class SimState:
@@ -81,51 +82,6 @@ class SimState:
 Priority = Sequence[float] | Callable[[int, SimState], Any] | None
 
 
-def check_mapping(problem: Problem, device_of: Sequence[int]) -> None:
-    """Raise :class:`~schedkit.errors.ProblemError` unless ``device_of`` is a feasible mapping.
-
-    Checks, naming the offending task or device: one device per task, each an
-    allowed device of its task (durations, pins, memory of the task alone), the
-    collocation groups share a device, the static memory of the tasks on each
-    device fits, and the devices of the two ends of every edge carrying data are
-    linked.
-
-    Examples
-    --------
-    >>> from schedkit import Problem
-    >>> p = Problem.load("examples/tiny.yaml")
-    >>> check_mapping(p, [0, 0, 0, 0, 0, 0])
-    Traceback (most recent call last):
-    ...
-    schedkit.errors.ProblemError: task 'sample' cannot run on device gpu0 (allowed: cpu)
-    """
-    n, m = len(problem.tasks), len(problem.devices)
-    if len(device_of) != n:
-        raise ProblemError(f"the mapping has {len(device_of)} entries for {n} tasks")
-    used = [0.0] * m
-    for i, d in enumerate(device_of):
-        if not isinstance(d, int) or not 0 <= d < m:
-            raise ProblemError(f"task '{problem.tasks[i]}' is mapped to unknown device {d!r}")
-        if d not in problem.durations[i]:
-            allowed = ", ".join(problem.devices[k] for k in problem.allowed[i])
-            raise ProblemError(f"task '{problem.tasks[i]}' cannot run on device {problem.devices[d]} "
-                               f"(allowed: {allowed})")
-        used[d] += problem.task_memory[i]
-    for d, cap in enumerate(problem.device_memory):
-        if used[d] > cap * (1 + 1e-9) + 1e-9:
-            raise ProblemError(f"device {problem.devices[d]}: the tasks mapped to it need "
-                               f"{used[d]:g} of memory, capacity {cap:g}")
-    for group, members in problem.colocate_groups.items():
-        devices = {device_of[i] for i in members}
-        if len(devices) > 1:
-            names = ", ".join(sorted(problem.devices[d] for d in devices))
-            raise ProblemError(f"collocation group '{group}' is split over {names}")
-    for i, j, size in problem.edges:
-        if not problem.pair_allowed(size, device_of[i], device_of[j]):
-            raise ProblemError(f"edge {problem.tasks[i]}->{problem.tasks[j]}: no link path from "
-                               f"{problem.devices[device_of[i]]} to {problem.devices[device_of[j]]}")
-
-
 def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = None, *,
              check: bool = True) -> list[float]:
     """Start times of every task when each device runs its ready tasks by ``priority``.
@@ -140,7 +96,7 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
         (higher first); or ``priority(task, state)`` evaluated at choice time with a
         :class:`SimState` (higher first). Ties go to the lower task index.
     check : bool
-        Validate the mapping first (:func:`check_mapping`). Only skip it for a mapping
+        Validate the mapping first (:func:`~schedkit.problem.mapping.check_mapping`). Only skip it for a mapping
         already known to be feasible: communication between unlinked devices is then
         not detected.
 
@@ -152,7 +108,7 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
     Raises
     ------
     ProblemError
-        When the mapping is infeasible (see :func:`check_mapping`).
+        When the mapping is infeasible (see :func:`~schedkit.problem.mapping.check_mapping`).
 
     Examples
     --------

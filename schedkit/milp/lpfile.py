@@ -1,4 +1,4 @@
-"""LP (CPLEX format) and free MPS writers for a :class:`~schedkit.linear.LinearModel`.
+"""LP (CPLEX format) and free MPS writers for a :class:`~schedkit.milp.linear.LinearModel`.
 
 Both write readable names: a row's block comes first (``precedence.delay(a_b_data)``),
 columns read ``x(a_gpu0)``, ``start(a)``, ``order(a_b)``, ``makespan``. A row with
@@ -8,7 +8,7 @@ LP files (the format has no ranges) and as one ranged row in MPS files.
 Examples
 --------
 >>> import io
->>> from schedkit.linear import LinearModel
+>>> from schedkit.milp.linear import LinearModel
 >>> lin = LinearModel("demo")
 >>> x = lin.add_columns("x", [("a",), ("b",)], lower=0, upper=1, integer=True)
 >>> lin.add_row("demo", "pick", ("one",), x, [1.0, 1.0], lower=1, upper=1)
@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from typing import TextIO
 
-from .linear import _UNSAFE, LinearModel
+from schedkit.milp.linear import _UNSAFE, LinearModel
 
 
 def _num(value: float) -> str:

@@ -19,8 +19,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .errors import ScheduleError
-from .io import write_text_atomic
+from schedkit.errors import ScheduleError
+from schedkit.atomic import write_text_atomic
 
 FORMAT = "schedkit-schedule/v1"
 Status = Literal["optimal", "feasible", "infeasible", "no_solution", "heuristic"]
@@ -126,13 +126,13 @@ class Schedule(BaseModel):
 
         ``blocks`` defaults to the problem's semantic blocks (see :mod:`schedkit.validate`).
         """
-        from .validate import violations
+        from schedkit.validate import violations
 
         return violations(problem, self, blocks)
 
     def validate(self, problem, blocks=None) -> Schedule:
         """Raise :class:`~schedkit.errors.InvalidScheduleError` unless valid; return ``self``."""
-        from .validate import validate
+        from schedkit.validate import validate
 
         validate(problem, self, blocks)
         return self

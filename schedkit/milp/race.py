@@ -2,7 +2,7 @@
 
 HiGHS's branch and bound uses one core. With ``threads >= 2`` (the default on a
 machine with two or more cores), a helper thread searches lower bounds on the same
-model at the same time (:func:`schedkit.subsets.subset_bounds`). Both threads read and
+model at the same time (:func:`schedkit.milp.subsets.subset_bounds`). Both threads read and
 write one :class:`Shared` record: HiGHS's incumbent, the best lower bound proven, and a
 stop flag. HiGHS is interrupted through its callback as soon as the bound meets its
 incumbent; the schedule then reports that bound, and its status says ``optimal`` only

@@ -12,7 +12,7 @@ True
 
 from __future__ import annotations
 
-from .problem import Problem
+from schedkit.problem.problem import Problem
 
 
 def critical_path_bound(problem: Problem) -> float:

@@ -28,10 +28,10 @@ from __future__ import annotations
 import random
 import time
 
-from .build import BuiltModel
-from .schedule import Schedule
-from .solver import extract_schedule, highs_for, set_start, warm_values
-from .validate import violations
+from schedkit.milp.context import BuiltModel
+from schedkit.schedule import Schedule
+from schedkit.milp.solvers.highs import extract_schedule, highs_for, set_start, warm_values
+from schedkit.validate import violations
 
 #: Tasks whose device is freed in one round, at most.
 MAX_FREE = 12

@@ -3,7 +3,7 @@
 Blocks add rows as ``(columns, coefficients, lower, upper)`` to a group of their own
 (``precedence.delay``, ``no_overlap.disjunct``); the build context owns the shared
 column families (``x``, ``start``, ``end``, ``order``, ``makespan``). From this one
-store come the LP and MPS files (:mod:`schedkit.lpfile`), the embedded HiGHS solve
+store come the LP and MPS files (:mod:`schedkit.milp.lpfile`), the embedded HiGHS solve
 (arrays passed to highspy) and, only when asked for, a Pyomo model with one
 ``pyo.Block`` per constraint block (:meth:`LinearModel.to_pyomo`).
 
@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from .errors import FormulationError
+from schedkit.errors import FormulationError
 
 INF = math.inf
 #: Characters kept in LP/MPS names; any other becomes ``_`` (CPLEX LP rules, no spaces for MPS).

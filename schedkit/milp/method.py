@@ -7,9 +7,9 @@ from pathlib import Path
 
 from pydantic import field_validator
 
-from .errors import SchedkitError
-from .methods import Method, MethodOptions, register_method, solve
-from .problem import Problem
+from schedkit.errors import SchedkitError
+from schedkit.methods import Method, MethodOptions, register_method, solve
+from schedkit.problem import Problem
 
 
 class MilpOptions(MethodOptions):
@@ -26,7 +26,7 @@ class MilpOptions(MethodOptions):
     threads: int | None = None
     """Threads of the exact solve (embedded HiGHS). With 2 or more (the default on a machine
     with two cores or more), a second thread proves lower bounds on critical subsets of tasks
-    (:mod:`schedkit.subsets`) while HiGHS searches, and stops it when one meets its incumbent;
+    (:mod:`schedkit.milp.subsets`) while HiGHS searches, and stops it when one meets its incumbent;
     ``1``: HiGHS alone (with no time limit, the same schedule on every run; two threads may
     return another schedule of the same makespan). Passed on as the thread count of other
     solvers."""
@@ -37,7 +37,7 @@ class MilpOptions(MethodOptions):
     installed) and the kernel's list schedules starts the solver and sets the big-M horizon; ``none``: same horizon, no starting solution; or the name of a method whose
     schedule starts the solver (when it satisfies every block of the formulation)."""
     lns_seconds: float | None = None
-    """Seconds of MILP local search (:mod:`schedkit.lns`) that improve the starting
+    """Seconds of MILP local search (:mod:`schedkit.milp.lns`) that improve the starting
     schedule before the exact solve; by default, with at least 25 tasks that have a choice
     of device, 0.15 s per such task, at most 30 s and at most a third of ``time_limit``,
     stopping early after 8 rounds without improvement (smaller problems go straight to the
@@ -70,7 +70,7 @@ class Milp(Method):
     Options = MilpOptions
 
     def __init__(self, formulation=None, **options):
-        from .formulation import Formulation, get_formulation
+        from schedkit.milp.formulation import Formulation, get_formulation
 
         if isinstance(formulation, (Formulation, dict)):
             self.formulation = get_formulation(formulation)
@@ -80,16 +80,16 @@ class Milp(Method):
             self.formulation = get_formulation(self.options.formulation)
         self.blocks = list(self.formulation.blocks)
         if self.options.solver != "highs":
-            from .solver import pyomo_solver
+            from schedkit.milp.solvers.highs import pyomo_solver
 
             pyomo_solver(self.options.solver)  # fail before any model is built
 
     def build(self, problem: Problem, warm=None):
-        """Build the model of ``problem`` (a :class:`~schedkit.build.BuiltModel`)."""
+        """Build the model of ``problem`` (a :class:`~schedkit.milp.context.BuiltModel`)."""
         return self.formulation.build(problem, warm=warm)
 
     def run(self, problem: Problem):
-        from .solver import solve_model
+        from schedkit.milp.solvers.highs import solve_model
 
         began = time.perf_counter()
         o = self.options
@@ -105,7 +105,7 @@ class Milp(Method):
         if o.warm_start != "none" and built.warm is not None:
             budget = self.lns_budget(problem)
             if budget > 0:
-                from .lns import improve
+                from schedkit.milp.lns import improve
 
                 better = improve(built, built.warm, budget)
                 if better.makespan < built.warm.makespan:
@@ -146,11 +146,11 @@ AUTO_SEARCH_MAX_TASKS = 400
 def _search_start(problem: Problem):
     """A short seeded annealing from HEFT, when the heuristics package registers it.
 
-    The kernel's own list schedules still compete in :func:`~schedkit.horizon.choose_horizon`,
+    The kernel's own list schedules still compete in :func:`~schedkit.milp.horizon.choose_horizon`,
     which keeps the best schedule that satisfies every block of the formulation.
     """
-    from .errors import ProblemError
-    from .methods import METHODS
+    from schedkit.errors import ProblemError
+    from schedkit.methods import METHODS
 
     if len(problem.tasks) > AUTO_SEARCH_MAX_TASKS or "annealing" not in METHODS:
         return None

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .errors import FormulationError
-from .linear import INF, LinearModel
-from .problem import Problem
+from schedkit.errors import FormulationError
+from schedkit.milp.linear import INF, LinearModel
+from schedkit.problem import Problem
 
 
 class RowBlock:

@@ -1,0 +1,1 @@
+"""Solver adapters: HiGHS through highspy (the default), any Pyomo solver by name."""

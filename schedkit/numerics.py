@@ -1,0 +1,68 @@
+"""Tolerances: every numeric comparison of schedkit uses one of these.
+
+Times are unit-free, so time tolerances are relative to the scale of the schedule
+(its makespan, or the model's horizon) with a floor of one time unit's fraction.
+
+Examples
+--------
+>>> time_tolerance(2000.0)
+0.002
+>>> fits(10.0 + 1e-12, 10.0), fits(10.1, 10.0)
+(True, False)
+>>> closed(55.0, 54.99999), closed(55.0, 54.9)
+(True, False)
+>>> shorter(9.999, 10.0), shorter(10.0 - 1e-12, 10.0)
+(True, False)
+"""
+
+from __future__ import annotations
+
+import math
+
+#: Relative tolerance of every check on a schedule: times are compared within
+#: ``REL_TOL * max(1, makespan)``.
+REL_TOL = 1e-6
+#: Relative distance at which a solver's objective and bound meet (a proof of optimality),
+#: and the grid on which solver times are compared when they are read back.
+SOLVER_TOL = 1e-6
+#: Relative slack added to model bounds derived from a horizon, so that a schedule whose
+#: makespan *is* the horizon stays inside them despite rounding in sums of durations.
+BOUND_SLACK = 1e-9
+#: Relative and absolute slack of a capacity check (memory).
+CAPACITY_SLACK = 1e-9
+#: Relative improvement below which a new schedule does not count as shorter.
+IMPROVEMENT = 1e-9
+#: Absolute slack of a task fitting an idle gap on a timeline.
+GAP_SLACK = 1e-12
+
+
+def time_tolerance(scale: float | None) -> float:
+    """Absolute time tolerance for a schedule of makespan (or horizon) ``scale``."""
+    return REL_TOL * max(1.0, abs(scale or 0.0))
+
+
+def bound_slack(horizon: float) -> float:
+    """Absolute slack added to bounds derived from ``horizon`` (see :data:`BOUND_SLACK`)."""
+    return BOUND_SLACK * max(1.0, horizon)
+
+
+def fits(used: float, capacity: float) -> bool:
+    """Whether ``used`` fits in ``capacity`` (``math.inf``: unlimited)."""
+    return used <= capacity * (1 + CAPACITY_SLACK) + CAPACITY_SLACK
+
+
+def closed(objective: float | None, bound: float | None, tolerance: float = SOLVER_TOL) -> bool:
+    """Whether a lower ``bound`` meets ``objective``: the objective is then proven optimal."""
+    if objective is None or bound is None or not math.isfinite(objective):
+        return False
+    return objective - bound <= tolerance * max(1.0, abs(objective))
+
+
+def shorter(candidate: float, incumbent: float) -> bool:
+    """Whether ``candidate`` improves on ``incumbent`` by more than rounding."""
+    return candidate < incumbent * (1 - IMPROVEMENT)
+
+
+def finite_or_none(value: float | None) -> float | None:
+    """``value`` when it is a finite number, else ``None``."""
+    return value if value is not None and math.isfinite(value) else None

@@ -1,0 +1,161 @@
+"""The task graph's derived data: closure, heads and tails, mean costs, upward and downward ranks.
+
+Functions of a :class:`~schedkit.problem.Problem` (which caches the ones it exposes as
+attributes). There is one upward rank in schedkit, Topcuoglu et al.'s (2002): a task's
+mean duration over its allowed devices plus the longest path after it, an edge costing
+its *mean transfer time* ``mean latency + size / mean bandwidth`` over the linked
+ordered pairs of distinct allowed devices of its two ends.
+
+Examples
+--------
+>>> from schedkit import Problem
+>>> p = Problem.load("examples/topcuoglu2002.json")
+>>> [round(r, 3) for r in upward_rank(p)][:4]
+[108.0, 77.0, 80.0, 80.0]
+>>> [round(r, 3) for r in downward_rank(p)][:4]
+[0.0, 31.0, 25.0, 22.0]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from schedkit.problem.problem import Problem
+
+
+def descendants(problem: Problem) -> list[int]:
+    """Transitive closure as bit sets: bit ``j`` of ``descendants[i]`` is set when j follows i."""
+    desc = [0] * len(problem.tasks)
+    for i in reversed(problem.topological_order):
+        bits = 0
+        for j, _ in problem.succs[i]:
+            bits |= desc[j] | (1 << j)
+        desc[i] = bits
+    return desc
+
+
+def heads(problem: Problem) -> list[float]:
+    """Earliest start of each task: the longest chain of minimum durations before it."""
+    head = [0.0] * len(problem.tasks)
+    for i in problem.topological_order:
+        for j, _ in problem.succs[i]:
+            head[j] = max(head[j], head[i] + problem.min_duration[i])
+    return head
+
+
+def tails(problem: Problem) -> list[float]:
+    """Least time between a task's end and the makespan: minimum durations after it."""
+    tail = [0.0] * len(problem.tasks)
+    for i in reversed(problem.topological_order):
+        for j, _ in problem.succs[i]:
+            tail[i] = max(tail[i], problem.min_duration[j] + tail[j])
+    return tail
+
+
+def device_heads_tails(problem: Problem, communication: bool = True) -> tuple[list[dict], list[dict]]:
+    """Heads and tails of each task on each allowed device, transfers included.
+
+    ``head[j][d]``: earliest start of ``j`` when it runs on ``d``; every predecessor
+    ``i`` ends on its best device ``u`` and its data travels from ``u`` to ``d``.
+    ``tail[i][d]``: least time from the end of ``i`` on ``d`` to the makespan, the
+    mirror. Both are at least the device-free heads and tails.
+    """
+    p = problem
+
+    def move(size, u, v):
+        return p.comm_time(size, u, v) if communication else 0.0
+
+    def reachable(size, u, v):
+        return not communication or p.pair_allowed(size, u, v)
+
+    head = [{d: p.heads[j] for d in p.allowed[j]} for j in range(len(p.tasks))]
+    for j in p.topological_order:
+        for i, size in p.preds[j]:
+            for d in head[j]:
+                best = min((head[i][u] + p.durations[i][u] + move(size, u, d)
+                            for u in p.allowed[i] if reachable(size, u, d)), default=head[j][d])
+                head[j][d] = max(head[j][d], best)
+    tail = [{d: p.tails[i] for d in p.allowed[i]} for i in range(len(p.tasks))]
+    for i in reversed(p.topological_order):
+        for j, size in p.succs[i]:
+            for d in tail[i]:
+                best = min((move(size, d, v) + p.durations[j][v] + tail[j][v]
+                            for v in p.allowed[j] if reachable(size, d, v)), default=tail[i][d])
+                tail[i][d] = max(tail[i][d], best)
+    return head, tail
+
+
+def mean_costs(problem: Problem) -> tuple[list[float], list[float]]:
+    """Mean task durations and mean edge transfer times (in ``problem.edges`` order).
+
+    A task's mean duration is over its allowed devices. An edge's mean transfer time is
+    ``mean latency + size / mean bandwidth`` over the linked ordered pairs of distinct
+    allowed devices of its two ends (Topcuoglu et al. 2002); 0 when there is no such
+    pair or no data.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> cost, comm = mean_costs(Problem.load("examples/tiny.yaml"))
+    >>> cost[0], round(comm[0], 4)       # embed: (0.4 + 1.8) / 2; 4e6 / 1.6e7 + 0.01
+    (1.1, 0.26)
+    """
+    p = problem
+    cost = [sum(t.values()) / len(t) for t in p.durations]
+    # Most tasks share a few allowed-device sets: cache both means per pair of sets.
+    means: dict[tuple, tuple[float, float]] = {}
+    comm = []
+    for i, j, size in p.edges:
+        if not size:
+            comm.append(0.0)
+            continue
+        key = (p.allowed[i], p.allowed[j])
+        if key not in means:
+            pairs = [(u, v) for u in key[0] for v in key[1] if u != v and p.linked[u][v]]
+            if pairs:
+                mean_bandwidth = sum(1.0 / p.inv_bandwidth[u][v] for u, v in pairs) / len(pairs)
+                means[key] = (1.0 / mean_bandwidth, sum(p.latency[u][v] for u, v in pairs) / len(pairs))
+            else:
+                means[key] = (0.0, 0.0)
+        inv_bandwidth, latency = means[key]
+        comm.append(size * inv_bandwidth + latency if inv_bandwidth or latency else 0.0)
+    return cost, comm
+
+
+def upward_rank(problem: Problem, costs: str = "mean") -> list[float]:
+    """HEFT's upward rank: a task's cost plus the longest costed path after it.
+
+    Parameters
+    ----------
+    costs : {"mean", "min"}
+        ``mean``: :func:`mean_costs` (Topcuoglu et al. 2002); ``min``: shortest
+        duration, no transfer.
+    """
+    p = problem
+    if costs == "mean":
+        cost, comm = mean_costs(p)
+    elif costs == "min":
+        cost, comm = list(p.min_duration), [0.0] * len(p.edges)
+    else:
+        raise ValueError(f"unknown costs {costs!r} (mean or min)")
+    out_edges: list[list[tuple[int, float]]] = [[] for _ in p.tasks]
+    for (i, j, _), c in zip(p.edges, comm):
+        out_edges[i].append((j, c))
+    rank = [0.0] * len(p.tasks)
+    for i in reversed(p.topological_order):
+        rank[i] = cost[i] + max((c + rank[j] for j, c in out_edges[i]), default=0.0)
+    return rank
+
+
+def downward_rank(problem: Problem) -> list[float]:
+    """The longest mean-cost path before each task (its own cost excluded)."""
+    p = problem
+    cost, comm = mean_costs(p)
+    in_edges: list[list[tuple[int, float]]] = [[] for _ in p.tasks]
+    for (i, j, _), c in zip(p.edges, comm):
+        in_edges[j].append((i, c))
+    down = [0.0] * len(p.tasks)
+    for j in p.topological_order:
+        down[j] = max((down[i] + cost[i] + c for i, c in in_edges[j]), default=0.0)
+    return down

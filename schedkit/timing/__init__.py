@@ -1,0 +1,16 @@
+"""Timing engines that turn a mapping, an order or a priority into start times.
+
+Shared by every method: the heuristics, the MILP's horizon, read-back and
+extensions, and the validator's reference timings.
+"""
+
+from schedkit.timing.resources import Timeline, arrival
+from schedkit.timing.list_schedule import DeviceRule, earliest_finish, list_schedule
+from schedkit.timing.fixed_order import device_orders, fixed_order_times
+from schedkit.timing.events import SimState, simulate
+from schedkit.timing.ordered import OrderedTiming, bfs_order
+from schedkit.timing.assemble import to_schedule
+
+__all__ = ["Timeline", "arrival", "DeviceRule", "earliest_finish", "list_schedule",
+           "device_orders", "fixed_order_times", "SimState", "simulate", "OrderedTiming",
+           "bfs_order", "to_schedule"]
