@@ -9,4 +9,4 @@ from schedkit.milp.formulation import register_formulation
 for _file in sorted(resources.files(__name__).iterdir(), key=lambda f: f.name):
     if _file.name.endswith(".yaml"):
         _data = yaml.safe_load(_file.read_text())
-        register_formulation(_data["name"], {k: v for k, v in _data.items() if k != "description"})
+        register_formulation(_data["name"], _data)

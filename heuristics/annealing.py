@@ -47,6 +47,11 @@ from .search import PlacementSpace, SearchMethod, SearchOptions
 
 __all__ = ["Annealing", "AnnealingOptions"]
 
+#: Iterations per task of the annealing that starts an exact solve (deterministic: seed 0).
+AUTO_START_ITERATIONS_PER_TASK = 100
+#: Above this many tasks the annealing does not offer to start an exact solve.
+AUTO_START_MAX_TASKS = 400
+
 
 class AnnealingOptions(SearchOptions):
     """Options of ``annealing``."""
@@ -80,6 +85,13 @@ class Annealing(SearchMethod):
     """
 
     Options = AnnealingOptions
+
+    @classmethod
+    def auto_start(cls, problem):
+        """A short seeded annealing from HEFT starts the exact solve (up to 400 tasks)."""
+        if len(problem.tasks) > AUTO_START_MAX_TASKS:
+            return None
+        return {"seed": 0, "iterations": AUTO_START_ITERATIONS_PER_TASK * len(problem.tasks)}
 
     def search(self, space: PlacementSpace, timing: OrderedTiming, device_of: list[int],
                value: float, deadline: float | None) -> tuple[list[int], float]:

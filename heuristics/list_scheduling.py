@@ -28,7 +28,7 @@ from typing import ClassVar
 from schedkit.problem.bounds import lower_bound
 from schedkit.methods import Method, MethodOptions
 from schedkit.problem import Problem
-from schedkit.schedule import Schedule
+from schedkit.schedule import Result
 from schedkit.timing import DeviceRule, list_schedule, to_schedule
 
 __all__ = ["ListSchedulingOptions", "ListSchedulingMethod"]
@@ -57,7 +57,7 @@ class ListSchedulingMethod(Method):
         """Device rule: ``rule(task, [(device, start, end), ...]) -> device``."""
         raise NotImplementedError
 
-    def run(self, problem: Problem) -> Schedule:
+    def run(self, problem: Problem) -> Result:
         device_of, start = list_schedule(problem, self.priority(problem), rule=self.rule(problem),
                                          insertion=self.options.insertion)
-        return to_schedule(problem, device_of, start, self.name, bound=lower_bound(problem))
+        return Result.heuristic(to_schedule(problem, device_of, start, self.name), bound=lower_bound(problem))

@@ -32,7 +32,7 @@ from schedkit.problem.bounds import lower_bound
 from schedkit.timing import simulate
 from schedkit.methods import Method, MethodOptions, register_method
 from schedkit.problem import Problem
-from schedkit.schedule import Schedule
+from schedkit.schedule import Result
 from schedkit.timing import to_schedule
 
 from .device_schedulers import SCHEDULERS
@@ -99,10 +99,10 @@ class PartitionSchedule(Method):
                            unlock=o.msr_unlock, idle=o.msr_idle)
         return SCHEDULERS[self.scheduler](problem, device_of, **options)
 
-    def run(self, problem: Problem) -> Schedule:
+    def run(self, problem: Problem) -> Result:
         device_of = self.device_of(problem)
         start = simulate(problem, device_of, self.priority(problem, device_of))
-        return to_schedule(problem, device_of, start, self.name, bound=lower_bound(problem))
+        return Result.heuristic(to_schedule(problem, device_of, start, self.name), bound=lower_bound(problem))
 
 
 def _register(partitioner: str, scheduler: str) -> type[PartitionSchedule]:

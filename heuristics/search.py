@@ -35,7 +35,7 @@ from schedkit.problem.bounds import lower_bound
 from schedkit.errors import ProblemError, SchedkitError
 from schedkit.methods import METHODS, Method, MethodOptions
 from schedkit.problem import Problem
-from schedkit.schedule import Schedule
+from schedkit.schedule import Result, Schedule
 from schedkit.timing import list_schedule, to_schedule
 
 from schedkit.timing import OrderedTiming, bfs_order
@@ -223,7 +223,7 @@ class SearchMethod(Method):
         return placement_indices(problem, schedule), \
             (schedule if self.options.start is not None else None)
 
-    def run(self, problem: Problem) -> Schedule:
+    def run(self, problem: Problem) -> Result:
         began = time.perf_counter()
         limit = self.options.time_limit
         space = PlacementSpace(problem)
@@ -238,11 +238,12 @@ class SearchMethod(Method):
         if start_schedule is not None and start_schedule.makespan <= value:
             # The search found nothing better than the start method's own schedule.
             where = {r.task: r for r in start_schedule.tasks}
-            return to_schedule(problem, placement_indices(problem, start_schedule),
-                               [where[t].start for t in problem.tasks], self.name, bound=bound)
+            return Result.heuristic(to_schedule(problem, placement_indices(problem, start_schedule),
+                                                [where[t].start for t in problem.tasks], self.name),
+                                    bound=bound)
         device_of, start = list_schedule(problem, order_priority(order), device_of=best,
                                          insertion=self.options.insertion)
-        return to_schedule(problem, device_of, start, self.name, bound=bound)
+        return Result.heuristic(to_schedule(problem, device_of, start, self.name), bound=bound)
 
 
 def placement_indices(problem: Problem, schedule: Schedule) -> list[int]:

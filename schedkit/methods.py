@@ -1,7 +1,8 @@
 """Methods: every way to get a schedule (MILP, heuristic, decomposition) is a :class:`Method`.
 
-A method declares its options as a pydantic model, returns a :class:`Schedule` from
-:meth:`Method.run`, and :func:`solve` validates it before a user sees it.
+A method declares its options as a pydantic model and returns a
+:class:`~schedkit.schedule.Result` from :meth:`Method.run`; :meth:`Method.result`
+times and validates it, and :func:`solve` hands a user the validated schedule.
 
 Examples
 --------
@@ -21,8 +22,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from schedkit.errors import SchedkitError
 from schedkit.problem import Problem, as_problem
-from schedkit.registry import Registry, doc_line
-from schedkit.schedule import Schedule
+from schedkit.registry import Registry, doc_line, one_line
+from schedkit.schedule import Result, Schedule
+from schedkit.validate import semantic_blocks, validate
 
 METHODS = Registry("method", group="schedkit.methods")
 
@@ -47,32 +49,54 @@ class Method:
         try:
             self.options = self.Options(**options)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            key = ".".join(str(p) for p in err["loc"])
-            if err["type"] == "extra_forbidden":
-                raise SchedkitError(f"method '{self.name}' takes no option '{key}'") from None
-            raise SchedkitError(f"method '{self.name}': option '{key}': {err['msg']}") from None
+            raise SchedkitError(one_line(exc, options, prefix=f"method '{self.name}'",
+                                         extra="takes no option '{key}'")) from None
 
-    def run(self, problem: Problem) -> Schedule:
-        """Compute a schedule; called by :meth:`solve`, which validates it."""
+    def run(self, problem: Problem) -> Result:
+        """Compute a :class:`~schedkit.schedule.Result`; called by :meth:`result`, which validates it."""
         raise NotImplementedError(f"method '{self.name}' does not implement run()")
 
-    def solve(self, problem: Problem) -> Schedule:
-        """Run the method, time it, and validate the result (raises when invalid)."""
+    @classmethod
+    def auto_start(cls, problem: Problem) -> dict | None:
+        """Options with which this method offers to start an exact solve of ``problem``.
+
+        ``None`` (the default): it does not offer. The ``milp`` method's automatic warm
+        start runs every method that offers and keeps the best schedule.
+        """
+        return None
+
+    def blocks(self, problem: Problem) -> list:
+        """The blocks whose meaning this method's schedules must satisfy.
+
+        By default the problem's semantic blocks (:func:`~schedkit.validate.semantic_blocks`);
+        a method with a formulation returns that formulation's blocks.
+        """
+        return semantic_blocks(problem)
+
+    def result(self, problem: Problem) -> Result:
+        """Run the method, time it, and validate its schedule (raises when invalid)."""
         began = time.perf_counter()
-        schedule = self.run(problem)
-        if schedule.solve_seconds is None:
-            schedule.solve_seconds = time.perf_counter() - began
+        result = self.run(problem)
+        if not isinstance(result, Result):
+            raise TypeError(f"method '{self.name}': run() returned {type(result).__name__}, "
+                            f"not a schedkit.schedule.Result")
+        if result.seconds is None:
+            result = result.with_seconds(time.perf_counter() - began)
+        schedule = result.to_schedule()
         if schedule.tasks:
-            schedule.validate(problem, getattr(self, "blocks", None))
-        return schedule
+            validate(problem, schedule, self.blocks(problem))
+        return result
+
+    def solve(self, problem: Problem) -> Schedule:
+        """The validated schedule file of :meth:`result`."""
+        return self.result(problem).to_schedule()
 
 
-def register_method(name: str):
+def register_method(name: str, *, replace: bool = False):
     """Class decorator: register a :class:`Method` subclass under ``name``."""
     def add(cls):
         cls.name = name
-        METHODS.register(name, cls)
+        METHODS.register(name, cls, replace=replace)
         return cls
     return add
 

@@ -115,13 +115,16 @@ def doc_line(obj: Any) -> str:
     return doc.splitlines()[0] if doc else ""
 
 
-def one_line(error: ValidationError, data: Any = None, *, extra: str = "unknown key '{where}'") -> str:
+def one_line(error: ValidationError, data: Any = None, *, prefix: str = "",
+             extra: str = "unknown key '{key}'") -> str:
     """One line naming the first offending item of a pydantic error (the only formatter).
 
     Locations such as ``('tasks', 3, 'durations', 'gpu0')`` become
     ``task 'conv1' durations.gpu0`` by looking the item's name (or ``src->dst``) up in
-    ``data``; a field that the model does not know becomes ``extra`` with ``{where}``
-    filled in. More errors are counted, not listed.
+    ``data``; a key that the model does not know becomes ``extra`` with ``{key}`` filled
+    in. ``prefix`` names the thing validated (``block 'memory'``): it precedes the message
+    with a colon, or ``extra`` with a space when the unknown key is at the top level.
+    More errors are counted, not listed.
 
     Examples
     --------
@@ -141,19 +144,31 @@ def one_line(error: ValidationError, data: Any = None, *, extra: str = "unknown 
     >>> try:
     ...     Item.model_validate({"name": "a", "colour": 1})
     ... except ValidationError as exc:
-    ...     print(one_line(exc, extra="no parameter '{where}'"))
-    no parameter 'colour'
+    ...     print(one_line(exc, prefix="block 'item'", extra="has no parameter '{key}'"))
+    block 'item' has no parameter 'colour'
+    >>> data = {"items": [{"name": "a", "colour": 1}]}
+    >>> try:
+    ...     Box.model_validate(data)
+    ... except ValidationError as exc:
+    ...     print(one_line(exc, data, prefix="box.yaml"))
+    box.yaml: item 'a': unknown key 'colour'
     """
     errors = error.errors()
     first = errors[0]
-    where = _location(list(first["loc"]), data)
+    loc = list(first["loc"])
     message = first["msg"]
     if message.startswith("Value error, "):
         message = message[len("Value error, "):]
-    if first["type"] == "extra_forbidden":
-        text = extra.format(where=where)
+    if first["type"] == "extra_forbidden" and loc:
+        where = _location(loc[:-1], data)
+        message = extra.format(key=loc[-1])
+        if prefix and not where:
+            text = f"{prefix} {message}"
+        else:
+            text = ": ".join(part for part in (prefix, where, message) if part)
     else:
-        text = f"{where}: {message}" if where else message
+        where = _location(loc, data)
+        text = ": ".join(part for part in (prefix, where, message) if part)
     more = len(errors) - 1
     return text + (f" (+{more} more)" if more > 0 else "")
 
@@ -170,8 +185,9 @@ def _location(loc: list, data: Any) -> str:
             index = loc[i + 1]
             item = items[index] if index < len(items) else None
             kind = str(part).rstrip("s")
-            if isinstance(item, dict) and "name" in item:
-                where.append(f"{kind} '{item['name']}'")
+            label = item.get("name", item.get("task")) if isinstance(item, dict) else None
+            if isinstance(label, str):
+                where.append(f"{kind} '{label}'")
             elif isinstance(item, dict) and "src" in item and "dst" in item:
                 where.append(f"{kind} {item['src']}->{item['dst']}")
             else:

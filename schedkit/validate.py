@@ -1,14 +1,18 @@
-"""The validator: structural checks plus the union of the blocks' ``violations``.
+"""The validator: structural checks plus the union of the semantic blocks' ``violations``.
 
-Every schedule, from any method, is judged by the same code. Without explicit
-blocks, the problem's semantic blocks apply: assignment, placement, precedence
-with communication delay, no_overlap and memory.
+Every schedule, from any method, is judged by the same code. Which blocks judge it
+is derived, not listed: a formulation's blocks whose ``role`` is ``semantic`` and that
+apply to the problem; without a formulation, every registered block that states the
+problem's own semantics (``default``) and applies to it. Cuts and symmetry orderings
+are never checked: they do not define what a valid schedule is.
 
 Examples
 --------
 >>> from schedkit import Problem, Schedule
 >>> from schedkit.schedule import TaskRun
 >>> p = Problem.load("examples/tiny.yaml")
+>>> [b.kind for b in semantic_blocks(p)]
+['assignment', 'memory', 'no_overlap', 'precedence']
 >>> bad = Schedule(problem="tiny", method="manual", status="heuristic",
 ...                tasks=[TaskRun(task="embed", device="gpu0", start=0, end=0.4)])
 >>> violations(p, bad)[0]
@@ -17,22 +21,24 @@ Examples
 
 from __future__ import annotations
 
+from schedkit.blocks import BLOCKS
 from schedkit.errors import InvalidScheduleError
-
-#: Relative tolerance of every numeric check (times are compared to it times the makespan).
-RELATIVE_TOLERANCE = 1e-6
+from schedkit.numerics import time_tolerance
 
 
-def tolerance(schedule) -> float:
-    """Absolute time tolerance for ``schedule``."""
-    return RELATIVE_TOLERANCE * max(1.0, abs(schedule.makespan or 0.0))
+def semantic_blocks(problem, blocks=None) -> list:
+    """The blocks that judge a schedule of ``problem``.
 
-
-def semantic_blocks():
-    """The blocks that state the problem semantics shared by every method."""
-    from schedkit.blocks import Assignment, Memory, NoOverlap, Placement, Precedence
-
-    return [Assignment(), Placement(), Precedence(communication=True), NoOverlap(), Memory()]
+    Parameters
+    ----------
+    blocks : sequence of Block, optional
+        A formulation's blocks: those with role ``semantic`` that apply to ``problem``
+        are kept. By default, one default instance of every registered block that
+        states the problem's own semantics (``Block.default``) and applies to it.
+    """
+    if blocks is None:
+        blocks = [cls() for _, cls in BLOCKS.items() if cls.default and cls.role == "semantic"]
+    return [b for b in blocks if b.role == "semantic" and b.applies_to(problem)]
 
 
 def structural_violations(problem, schedule) -> list[str]:
@@ -58,7 +64,7 @@ def structural_violations(problem, schedule) -> list[str]:
             out.append(f"task '{name}' is not scheduled")
     if out:
         return out
-    tol = tolerance(schedule)
+    tol = time_tolerance(schedule.makespan)
     latest = max([r.end for r in schedule.tasks] + [t.end for t in schedule.transfers])
     if schedule.makespan is None or abs(schedule.makespan - latest) > tol:
         out.append(f"makespan {schedule.makespan} differs from the latest end {latest}")
@@ -87,13 +93,17 @@ def structural_violations(problem, schedule) -> list[str]:
 
 
 def violations(problem, schedule, blocks=None) -> list[str]:
-    """Every violation of ``schedule`` on ``problem`` (structural, then block by block)."""
+    """Every violation of ``schedule`` on ``problem`` (structural, then block by block).
+
+    ``blocks``: a formulation's blocks (see :func:`semantic_blocks`); by default the
+    problem's own semantics.
+    """
     if schedule.status in ("infeasible", "no_solution") and not schedule.tasks:
         return []
     out = structural_violations(problem, schedule)
     if out:
         return out
-    for block in blocks if blocks is not None else semantic_blocks():
+    for block in semantic_blocks(problem, blocks):
         out.extend(f"{block.kind}: {msg}" for msg in block.violations(problem, schedule))
     return out
 

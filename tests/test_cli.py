@@ -87,7 +87,7 @@ def test_listings(capsys):
     assert {"assignment", "placement", "precedence", "no_overlap", "memory"} <= set(blocks)
     assert main(["formulations"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert any(ln.startswith("latency") and "memory" in ln for ln in lines)
+    assert any(ln.startswith("latency") and "communication" in ln for ln in lines)
     assert any(ln.startswith("jssp") for ln in lines)
 
 

@@ -134,10 +134,10 @@ def test_restriction_is_a_relaxation_with_named_rows():
     problem = Problem.load(EXAMPLES / "hetero20.yaml")
     built = Milp().build(problem)
     ctx = built.context
-    keep = [ctx.makespan_col()] + [ctx.start_col(i) for i in range(5)]
+    keep = [ctx.family("makespan").col] + [ctx.family("timing").start_col(i) for i in range(5)]
     small, where = built.linear.restrict(keep)
     assert small.num_cols == len(keep) and sorted(where) == sorted(keep)
-    assert small.objective == {where[ctx.makespan_col()]: 1.0}
+    assert small.objective == {where[ctx.family("makespan").col]: 1.0}
     assert set(small.row_names()) <= set(built.linear.row_names())
     optima = []
     for lin in (built.linear, small):

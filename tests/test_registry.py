@@ -110,8 +110,8 @@ blocks:
   - avoid_device: {device: cpu}
 """
     f = Formulation.from_data(yaml.safe_load(text))
-    assert isinstance(f.blocks[-1], avoid_device)
-    assert f.to_data()["blocks"][-1] == {"avoid_device": {"device": "cpu"}}
+    assert isinstance(f.blocks[-2], avoid_device) and f.blocks[-1].kind == "cuts"
+    assert f.to_data()["blocks"][-2:] == [{"avoid_device": {"device": "cpu"}}, "cuts"]
     s = schedkit.solve(two_tasks(), "milp", formulation=f)
     assert s.makespan == pytest.approx(4.0)
     # And from a formulation file, by path.

@@ -33,7 +33,7 @@ def test_unknown_warm_start_method_is_a_clear_error():
 def test_warm_start_values_satisfy_every_row(formulation, path):
     # A starting solution that breaks one row is dropped by HiGHS without a word.
     from schedkit.milp import Milp
-    from schedkit.milp.solvers.highs import warm_values
+    from schedkit.milp.readback import warm_values
 
     built = Milp(formulation=formulation).build(schedkit.Problem.load(path))
     values = warm_values(built, built.warm)

@@ -77,7 +77,7 @@ assert max(Counter(schedule.placement().values()).values()) <= 3
 assert schedule.makespan > unconstrained.makespan   # the limit costs time
 
 # [check]
-block = formulation.blocks[-1]
+block = next(b for b in formulation.blocks if b.kind == "max_tasks")
 print(block.violations(problem, schedule))               # []
 print(block.violations(problem, unconstrained))          # gpu0 runs 5 tasks
 # the default validator checks the problem's own semantics, not user blocks:

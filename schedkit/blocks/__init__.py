@@ -1,11 +1,12 @@
 """Constraint blocks: the kernel's built-in blocks and the block registry."""
 
-from schedkit.blocks.base import BLOCKS, FAMILIES, Block, block_from_data, register_block
+from schedkit.blocks.base import BLOCKS, Block, BuildContext, RowSink, block_from_data, register_block
 from schedkit.blocks.assignment import Assignment
 from schedkit.blocks.placement import Placement
 from schedkit.blocks.precedence import Precedence
 from schedkit.blocks.no_overlap import NoOverlap
 from schedkit.blocks.memory import Memory
+from schedkit.blocks.cuts import Cuts
 
-__all__ = ["BLOCKS", "FAMILIES", "Block", "block_from_data", "register_block",
-           "Assignment", "Placement", "Precedence", "NoOverlap", "Memory"]
+__all__ = ["BLOCKS", "Block", "BuildContext", "RowSink", "block_from_data", "register_block",
+           "Assignment", "Placement", "Precedence", "NoOverlap", "Memory", "Cuts"]

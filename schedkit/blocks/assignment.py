@@ -10,7 +10,7 @@ from schedkit.blocks.base import Block, register_block
 class Assignment(Block):
     """Each task runs on exactly one of its allowed devices, for its duration there."""
 
-    provides = frozenset({"x"})
+    default = True
     requires = frozenset({"x"})
     template = r"""
 $D_i$ is the set of devices task $i$ may run on (its durations, restricted by its pins).
@@ -25,9 +25,10 @@ $$\mathit{end}_i = \mathit{start}_i + \sum_{d \in D_i} p_{i,d}\, x_{i,d}$$
 
     def build(self, ctx, blk):
         p = ctx.problem
+        x = ctx.family("x")
         for i in range(len(p.tasks)):
             if len(p.allowed[i]) > 1:
-                blk.add("one_device", (p.tasks[i],), [ctx.x_col(i, d) for d in p.allowed[i]],
+                blk.add("one_device", (p.tasks[i],), [x.col(i, d) for d in p.allowed[i]],
                         [1.0] * len(p.allowed[i]), 1.0, 1.0)
 
     def violations(self, problem, schedule):

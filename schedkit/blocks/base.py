@@ -3,15 +3,19 @@
 A block is a frozen pydantic model with a ``kind`` tag. It has three duties:
 ``build`` (add its constraints, named after the block), ``violations`` (check
 its meaning on any schedule, numerically) and ``describe`` (its mathematics,
-rendered from a jinja2 template).
+rendered from a jinja2 template). It declares a ``role``: ``semantic`` blocks state
+what a valid schedule is and the validator checks them; ``cut`` blocks only add
+valid inequalities; ``symmetry`` blocks remove mirror images (schedules are
+relabelled by :meth:`Block.canonicalize`, never rejected).
 
-A block builds in one of two ways. By default, ``build(ctx, blk)`` receives its
-own ``pyo.Block`` and Pyomo variables from the context (``ctx.x``, ``ctx.start``,
-``ctx.end``, ``ctx.order``, ``ctx.makespan``); its linear rows are read back into
-the formulation's sparse model. A block with ``builds_rows = True`` (every built-in
-block) receives a :class:`~schedkit.milp.context.RowBlock` instead and adds sparse rows
-with column indices (``ctx.x_col``, ``ctx.start_col``, ``ctx.end_terms``,
-``ctx.order_col``): no Pyomo object is made, which keeps large builds fast.
+A block builds in one of two ways. With ``builds_rows = True`` (every built-in
+block) ``build(ctx, rows)`` receives a :class:`RowSink` and adds sparse rows with
+column indices from the variable families it names in ``requires``
+(``ctx.family("x").col(i, d)``): no Pyomo object is made, which keeps large builds
+fast. Otherwise ``build(ctx, blk)`` receives its own ``pyo.Block`` and the context's
+Pyomo face (``ctx.x(i, d)``, ``ctx.start(i)``, ``ctx.end(i)``, ``ctx.makespan()``); its
+linear rows are read back into the formulation's sparse model. ``ctx`` satisfies
+:class:`BuildContext`, declared here so that blocks never import the MILP layer.
 
 Examples
 --------
@@ -33,23 +37,53 @@ A user block that keeps every task off device ``cpu``:
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, Protocol
 
 import jinja2
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from schedkit.errors import FormulationError
-from schedkit.registry import Registry
+from schedkit.registry import Registry, one_line
 
 BLOCKS = Registry("block", group="schedkit.blocks", error=FormulationError)
 
-#: Variable families the build context creates (see :mod:`schedkit.milp.context`).
-FAMILIES = {
-    "x": "assignment binaries x[i,d]: task i runs on device d",
-    "timing": "start[i] variables and end[i] = start[i] + sum_d p[i,d] x[i,d]",
-    "makespan": "makespan >= end[i] for every task",
-    "order": "order binaries y[i,j] for pairs of tasks the graph does not order",
-}
+Role = Literal["semantic", "cut", "symmetry"]
+
+
+class RowSink(Protocol):
+    """Where a block writes its sparse rows (rows are named ``KIND.name(key)``)."""
+
+    def add(self, name: str, key, cols, coefs, lower: float = ..., upper: float = ...) -> None:
+        """Add ``lower <= sum(coefs * cols) <= upper``."""
+
+
+class BuildContext(Protocol):
+    """What a block's ``build`` receives as ``ctx`` (the MILP layer provides it).
+
+    Attributes
+    ----------
+    problem : Problem
+    lin : LinearModel
+        The sparse model (column bounds in ``lin.lower`` and ``lin.upper``).
+    horizon : float
+        The makespan of a schedule that satisfies every block: the big-M scale.
+    heads, tails, device_heads, device_tails
+        Heads and tails of every task, device-free and per device.
+    orders_edges : bool
+        Whether a block of the formulation makes every edge wait (see
+        :meth:`Block.edge_delays`).
+    """
+
+    problem: Any
+    lin: Any
+    horizon: float
+    orders_edges: bool
+
+    def family(self, name: str) -> Any:
+        """The variable family ``name`` (made on first use)."""
+
+    def has(self, name: str) -> bool:
+        """Whether the family ``name`` was made."""
 
 _JINJA = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
@@ -61,10 +95,15 @@ class Block(BaseModel):
     ----------------
     kind : str
         The block's name in formulations (set by :func:`register_block`).
+    role : {"semantic", "cut", "symmetry"}
+        ``semantic``: part of what a valid schedule is, checked by the validator;
+        ``cut``: valid inequalities only; ``symmetry``: removes mirror images.
+    default : bool
+        Part of the problem's own semantics, checked on every schedule when no
+        formulation is given (the built-in semantic blocks; a user block is checked
+        within the formulations that list it).
     requires : frozenset of str
-        Variable families the block uses.
-    provides : frozenset of str
-        Families whose meaning the block defines (``assignment`` provides ``x``).
+        Variable families the block uses, by name (see :mod:`schedkit.milp.families`).
     template : str
         jinja2 template of the block's mathematics (Markdown with LaTeX); the
         block's fields are available in it.
@@ -76,18 +115,36 @@ class Block(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     kind: ClassVar[str] = ""
+    role: ClassVar[Role] = "semantic"
+    default: ClassVar[bool] = False
     requires: ClassVar[frozenset[str]] = frozenset()
-    provides: ClassVar[frozenset[str]] = frozenset()
     template: ClassVar[str] = ""
     builds_rows: ClassVar[bool] = False
 
-    def build(self, ctx, blk) -> None:
-        """Add this block's constraints to ``blk``: a ``pyo.Block``, or a ``RowBlock`` (``builds_rows``)."""
+    def build(self, ctx: BuildContext, blk) -> None:
+        """Add this block's constraints to ``blk``: a ``pyo.Block``, or a :class:`RowSink` (``builds_rows``)."""
         raise NotImplementedError(f"block '{self.kind}' does not implement build()")
 
     def violations(self, problem, schedule) -> list[str]:
         """Messages for every way ``schedule`` breaks this block (empty when it holds)."""
         raise NotImplementedError(f"block '{self.kind}' does not implement violations()")
+
+    def applies_to(self, problem) -> bool:
+        """Whether the block says anything about ``problem`` (``memory``: only with a finite capacity)."""
+        return True
+
+    def edge_delays(self) -> bool | None:
+        """What the block guarantees about edges: ``None`` (nothing), ``False`` (every
+        destination starts after its source ends) or ``True`` (and after its data arrived).
+
+        Heads, tails and the bounds derived from them are valid only when some block of
+        the formulation orders the edges.
+        """
+        return None
+
+    def canonicalize(self, problem, schedule):
+        """``schedule`` relabelled into this block's canonical form (symmetry blocks)."""
+        return schedule
 
     def describe(self) -> str:
         """The block's mathematics as Markdown with LaTeX, rendered from ``template``."""
@@ -105,13 +162,16 @@ class Block(BaseModel):
         return {self.kind: params} if params else self.kind
 
 
-def register_block(kind: str):
-    """Class decorator: register a :class:`Block` subclass under ``kind``."""
+def register_block(kind: str, *, replace: bool = False):
+    """Class decorator: register a :class:`Block` subclass under ``kind``.
+
+    A kind that is already registered is an error unless ``replace=True``.
+    """
     def add(cls):
-        if not issubclass(cls, Block):
-            raise TypeError(f"{cls.__name__} is not a Block")
+        if not (isinstance(cls, type) and issubclass(cls, Block)):
+            raise TypeError(f"{getattr(cls, '__name__', cls)!r} is not a Block")
+        BLOCKS.register(kind, cls, replace=replace)
         cls.kind = kind
-        BLOCKS.register(kind, cls)
         return cls
     return add
 
@@ -133,8 +193,5 @@ def block_from_data(data: str | dict | Block) -> Block:
     try:
         return cls(**params)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        key = ".".join(str(p) for p in err["loc"])
-        if err["type"] == "extra_forbidden":
-            raise FormulationError(f"block '{kind}' has no parameter '{key}'") from None
-        raise FormulationError(f"block '{kind}': parameter '{key}': {err['msg']}") from None
+        raise FormulationError(one_line(exc, params, prefix=f"block '{kind}'",
+                                        extra="has no parameter '{key}'")) from None

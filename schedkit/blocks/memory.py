@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 
 from schedkit.blocks.base import Block, register_block
+from schedkit.numerics import fits
 
 
 @register_block("memory")
 class Memory(Block):
     """The tasks placed on a device fit in its memory (static capacity)."""
 
+    default = True
     requires = frozenset({"x"})
     template = r"""
 With $m_i$ the memory of task $i$ and $M_d$ the capacity of device $d$:
@@ -22,8 +24,12 @@ Devices whose capacity holds every task that may run there get no row.
 
     builds_rows = True
 
+    def applies_to(self, problem):
+        return any(math.isfinite(cap) for cap in problem.device_memory) and any(problem.task_memory)
+
     def build(self, ctx, blk):
         p = ctx.problem
+        x = ctx.family("x")
         for d, cap in enumerate(p.device_memory):
             users = [i for i in range(len(p.tasks)) if d in p.allowed[i] and p.task_memory[i] > 0]
             if math.isinf(cap) or sum(p.task_memory[i] for i in users) <= cap:
@@ -31,7 +37,7 @@ Devices whose capacity holds every task that may run there get no row.
             # Tasks that can only run here use fixed memory (Problem checked that it fits).
             fixed = sum(p.task_memory[i] for i in users if len(p.allowed[i]) == 1)
             flexible = [i for i in users if len(p.allowed[i]) > 1]
-            blk.add("capacity", (p.devices[d],), [ctx.x_col(i, d) for i in flexible],
+            blk.add("capacity", (p.devices[d],), [x.col(i, d) for i in flexible],
                     [p.task_memory[i] for i in flexible], upper=cap - fixed)
 
     def violations(self, problem, schedule):
@@ -40,4 +46,4 @@ Devices whose capacity holds every task that may run there get no row.
             used[problem.device_index[row.device]] += problem.task_memory[problem.task_index[row.task]]
         return [f"device {problem.devices[d]} holds {used[d]:g} of memory, capacity {cap:g}"
                 for d, cap in enumerate(problem.device_memory)
-                if used[d] > cap * (1 + 1e-9) + 1e-9]
+                if not fits(used[d], cap)]

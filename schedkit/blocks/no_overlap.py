@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from schedkit.numerics import time_tolerance
+from schedkit.numerics import bound_slack, time_tolerance
 from schedkit.blocks.base import Block, register_block
 
 
@@ -12,8 +12,8 @@ from schedkit.blocks.base import Block, register_block
 class NoOverlap(Block):
     """Two tasks on one device do not overlap: one order binary per pair the graph leaves open."""
 
+    default = True
     requires = frozenset({"x", "timing", "order"})
-    provides = frozenset({"order"})
     encoding: Literal["device", "bigm"] = "device"
     """How the disjunction is written, both with constants derived from the instance:
     ``device`` (per-device durations, one constant per case) or ``bigm`` (end times, one
@@ -54,16 +54,18 @@ into constants.
         if self.encoding == "device":
             return self._build_device(ctx, blk)
         p = ctx.problem
-        for i, j in ctx.order_pairs():
-            y = ctx.order_col(i, j)
+        order = ctx.family("order")
+        x, timing = ctx.family("x"), ctx.family("timing")
+        for i, j in order.pairs:
+            y = order.col(i, j)
             ti, tj = p.tasks[i], p.tasks[j]
             common = sorted(set(p.allowed[i]) & set(p.allowed[j]))
             for first, second, tag in ((i, j, "before"), (j, i, "after")):
                 m = ctx.big_m(first, second)
-                c0, cf, vf = ctx.end_terms(first)
+                c0, cf, vf = timing.end_terms(first)
                 # start_s - end_f + M*(1 - y or y) + M*(2 - x_fd - x_sd) >= 0
                 head_coefs = [1.0] + [-c for c in cf]
-                head_cols = [ctx.start_col(second)] + list(vf)
+                head_cols = [timing.start_col(second)] + list(vf)
                 if tag == "before":   # relaxed when y = 0:  + M (1 - y)
                     y_coef, y_const = -m, m
                 else:                 # relaxed when y = 1:  + M y
@@ -73,9 +75,9 @@ into constants.
                     cols = head_cols + [y]
                     const = -c0 + y_const + 2 * m
                     for k in (first, second):
-                        col = ctx.x_col(k, d)
+                        col = x.col(k, d)
                         if col is None:
-                            const -= m * ctx.x_fixed(k, d)
+                            const -= m * x.fixed(k, d)
                         else:
                             coefs.append(-m)
                             cols.append(col)
@@ -83,14 +85,16 @@ into constants.
 
     def _build_device(self, ctx, blk):
         p = ctx.problem
+        order = ctx.family("order")
+        x, timing = ctx.family("x"), ctx.family("timing")
         hd, tl = ctx.device_heads, ctx.device_tails
-        slack = 1e-9 * max(1.0, ctx.horizon)
-        for i, j in ctx.order_pairs():
-            y = ctx.order_col(i, j)
+        slack = bound_slack(ctx.horizon)
+        for i, j in order.pairs:
+            y = order.col(i, j)
             ti, tj = p.tasks[i], p.tasks[j]
             common = sorted(set(p.allowed[i]) & set(p.allowed[j]))
             for first, second, tag in ((i, j, "before"), (j, i, "after")):
-                s_first, s_second = ctx.start_col(first), ctx.start_col(second)
+                s_first, s_second = timing.start_col(first), timing.start_col(second)
                 latest, lowest = ctx.lin.upper[s_first], ctx.lin.lower[s_second]
                 for d in common:
                     duration = p.durations[first][d]
@@ -104,9 +108,9 @@ into constants.
                     else:                 # Y = y
                         coefs[2] = m1
                     for k, m in ((first, m2), (second, m3)):
-                        col = ctx.x_col(k, d)
+                        col = x.col(k, d)
                         if col is None:
-                            rhs -= m * (1 - ctx.x_fixed(k, d))
+                            rhs -= m * (1 - x.fixed(k, d))
                         else:
                             cols.append(col)
                             coefs.append(-m)

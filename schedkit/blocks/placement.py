@@ -10,6 +10,7 @@ from schedkit.blocks.base import Block, register_block
 class Placement(Block):
     """Pins restrict a task's devices; tasks of one collocation group share a device."""
 
+    default = True
     requires = frozenset({"x"})
     template = r"""
 Pins are part of $D_i$ (no variable exists for a device outside a task's pin list).
@@ -22,8 +23,12 @@ $$x_{i,d} = x_{g,d} \qquad \forall i \in G \setminus \{g\},\ d \in D_i \cup D_g$
 
     builds_rows = True
 
+    def applies_to(self, problem):
+        return bool(problem.colocate_groups) or any(t.pin is not None for t in problem.spec.tasks)
+
     def build(self, ctx, blk):
         p = ctx.problem
+        x = ctx.family("x")
         for group, members in p.colocate_groups.items():
             first = members[0]
             for i in members[1:]:
@@ -35,9 +40,9 @@ $$x_{i,d} = x_{g,d} \qquad \forall i \in G \setminus \{g\},\ d \in D_i \cup D_g$
                     # x[i,d] - x[first,d] = 0, a missing x folded into the right-hand side
                     cols, coefs, rhs = [], [], 0.0
                     for k, sign in ((i, 1.0), (first, -1.0)):
-                        col = ctx.x_col(k, d)
+                        col = x.col(k, d)
                         if col is None:
-                            rhs -= sign * ctx.x_fixed(k, d)
+                            rhs -= sign * x.fixed(k, d)
                         else:
                             cols.append(col)
                             coefs.append(sign)

@@ -11,6 +11,7 @@ from schedkit.blocks.base import Block, register_block
 class Precedence(Block):
     """A task starts once each predecessor has ended and, across devices, its data arrived."""
 
+    default = True
     requires = frozenset({"x", "timing"})
     communication: bool = True
     """Add the transfer time ``size / bandwidth + latency`` when the two ends sit on different devices."""
@@ -34,14 +35,18 @@ $x_{i,u} + x_{j,v} \le 1$.
 
     builds_rows = True
 
+    def edge_delays(self):
+        return self.communication
+
     def build(self, ctx, blk):
         p = ctx.problem
+        x, timing = ctx.family("x"), ctx.family("timing")
         for i, j, size in p.edges:
             ti, tj = p.tasks[i], p.tasks[j]
-            c0, ci, vi = ctx.end_terms(i)
+            c0, ci, vi = timing.end_terms(i)
             # start_j - end_i >= c0
             base_coefs = [1.0] + [-c for c in ci]
-            base_cols = [ctx.start_col(j)] + list(vi)
+            base_cols = [timing.start_col(j)] + list(vi)
             blk.add("delay", (ti, tj, "data"), base_cols, base_coefs, lower=c0)
             if not self.communication or size == 0:
                 continue
@@ -49,7 +54,7 @@ $x_{i,u} + x_{j,v} \le 1$.
             for u in Ai:
                 for v in Aj:
                     if u != v and not p.linked[u][v]:
-                        _at_most_one(ctx, blk, (ti, tj, p.devices[u], p.devices[v]), (i, u), (j, v))
+                        _at_most_one(x, blk, (ti, tj, p.devices[u], p.devices[v]), (i, u), (j, v))
             for side, mine, other in (("from", Ai, Aj), ("to", Aj, Ai)):
                 for a in mine:
                     cost = {}
@@ -67,9 +72,9 @@ $x_{i,u} + x_{j,v} \le 1$.
                     terms = [(i if side == "from" else j, a, k)]
                     terms += [(j if side == "from" else i, b, c) for b, c in cost.items()]
                     for task, device, c in terms:
-                        col = ctx.x_col(task, device)
+                        col = x.col(task, device)
                         if col is None:
-                            rhs += c * ctx.x_fixed(task, device)
+                            rhs += c * x.fixed(task, device)
                         else:
                             coefs.append(-c)
                             cols.append(col)
@@ -92,13 +97,13 @@ $x_{i,u} + x_{j,v} \le 1$.
         return out
 
 
-def _at_most_one(ctx, blk, key, first, second) -> None:
+def _at_most_one(x, blk, key, first, second) -> None:
     """``x[first] + x[second] <= 1``: the two ends may not sit on devices with no link path."""
     cols, rhs = [], 1.0
     for task, device in (first, second):
-        col = ctx.x_col(task, device)
+        col = x.col(task, device)
         if col is None:
-            rhs -= ctx.x_fixed(task, device)
+            rhs -= x.fixed(task, device)
         else:
             cols.append(col)
     if not cols:

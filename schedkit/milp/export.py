@@ -29,11 +29,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from schedkit.milp.context import BuiltModel
-from schedkit.errors import SchedkitError, ScheduleError
 from schedkit.atomic import atomic_output
-from schedkit.schedule import Schedule
-from schedkit.milp.solvers.highs import extract_schedule
+from schedkit.errors import SchedkitError, ScheduleError
+from schedkit.milp.context import BuiltModel
+from schedkit.milp.readback import exact_result
+from schedkit.milp.solvers.base import RawSolution
+from schedkit.schedule import Schedule, Termination
+from schedkit.validate import validate
 
 FORMATS = {".lp": "lp", ".mps": "mps"}
 
@@ -108,9 +110,8 @@ def load_solution(built: BuiltModel, path: str | Path, method: str = "external")
         raise ScheduleError(f"{path}: no value for variable '{missing[0]}' (+{len(missing) - 1} more)"
                             if len(missing) > 1 else f"{path}: no value for variable '{missing[0]}'")
     vector = [values.get(name, lin.lower[col]) for name, col in names.items()]
-    state = "optimal" if status and status.startswith("optimal") else "feasible"
-    objective = vector[built.context.makespan_col()]
-    schedule = extract_schedule(built, vector, method=method, status=state, bound=None, seconds=None,
-                                objective=objective)
-    schedule.validate(built.problem, built.blocks)
+    raw = RawSolution(Termination.FINISHED, optimal=bool(status and status.startswith("optimal")),
+                      values=vector, objective=vector[built.context.family("makespan").col])
+    schedule = exact_result(built, raw, method).to_schedule()
+    validate(built.problem, schedule, built.blocks)
     return schedule

@@ -1,12 +1,16 @@
 """Formulations: an objective plus a list of constraint blocks, as data.
 
+A formulation that does not list a ``cuts`` block gets one with its defaults (the
+valid inequalities every built-in preset uses); list ``cuts: {load: false, chain:
+false}`` to build without them.
+
 Examples
 --------
 >>> f = Formulation.from_data({"objective": "makespan",
 ...                            "blocks": ["assignment", {"precedence": {"communication": False}},
 ...                                       "no_overlap"]})
 >>> [b.kind for b in f.blocks]
-['assignment', 'precedence', 'no_overlap']
+['assignment', 'precedence', 'no_overlap', 'cuts']
 >>> Formulation.from_data({"blocks": ["no_overlap"]})
 Traceback (most recent call last):
 ...
@@ -17,19 +21,20 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
-from schedkit.blocks.base import BLOCKS, FAMILIES, Block, block_from_data
+from schedkit.blocks import BLOCKS, Block, Cuts, block_from_data
 from schedkit.errors import FormulationError, ProblemError
+from schedkit.milp.families import FAMILIES
+from schedkit.milp.objectives import OBJECTIVES
 from schedkit.registry import Registry, doc_line
 
 FORMULATIONS = Registry("formulation", group="schedkit.formulations", error=FormulationError)
 
-#: Families the build context defines by itself (no block needs to provide them).
-CONTEXT_FAMILIES = {"timing", "makespan"}
-_PROVIDER_HINT = {"x": "assignment", "order": "no_overlap"}
+#: Keys of a formulation file.
+KEYS = ("name", "description", "objective", "blocks")
 
 
 class Formulation(BaseModel):
@@ -37,42 +42,55 @@ class Formulation(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
     name: str = "custom"
-    objective: Literal["makespan"] = "makespan"
+    description: str | None = None
+    """What the formulation is for, in a sentence (shown by ``schedkit formulations``)."""
+    objective: str = "makespan"
     blocks: tuple[Block, ...]
 
-    def model_post_init(self, _context: Any) -> None:
+    @field_validator("objective")
+    @classmethod
+    def _known_objective(cls, value: str) -> str:
+        OBJECTIVES.get(value)  # one-line error naming the known objectives
+        return value
+
+    @model_validator(mode="after")
+    def _complete(self) -> Formulation:
         kinds = [b.kind for b in self.blocks]
         for kind in kinds:
             if kinds.count(kind) > 1:
                 raise FormulationError(f"formulation '{self.name}': block '{kind}' appears twice")
-        provided = set(CONTEXT_FAMILIES)
+        if "cuts" not in kinds:
+            object.__setattr__(self, "blocks", self.blocks + (Cuts(),))
+            kinds.append("cuts")
         for block in self.blocks:
-            provided |= block.provides
-        for block in self.blocks:
-            for family in sorted(block.requires - provided):
-                hint = f" (add '{_PROVIDER_HINT[family]}')" if family in _PROVIDER_HINT else ""
-                raise FormulationError(
-                    f"block '{block.kind}' needs family '{family}', which no block provides{hint}")
-            unknown = block.requires - set(FAMILIES)
-            if unknown:
-                raise FormulationError(f"block '{block.kind}' requires unknown family '{sorted(unknown)[0]}'")
+            for family in sorted(block.requires):
+                if family not in FAMILIES:
+                    raise FormulationError(f"block '{block.kind}' requires unknown family '{family}' "
+                                           f"(known: {', '.join(FAMILIES.names())})")
+                definer = FAMILIES.get(family).defined_by
+                if definer is not None and definer not in kinds:
+                    raise FormulationError(f"block '{block.kind}' needs family '{family}', which no block "
+                                           f"provides (add '{definer}')")
+        return self
 
     # ------------------------------------------------------------------ data
     @classmethod
     def from_data(cls, data: dict, name: str | None = None) -> Formulation:
-        """A formulation from ``{objective: ..., blocks: [...]}`` data (YAML or Python)."""
+        """A formulation from ``{name, description, objective, blocks}`` data (YAML or Python)."""
         if not isinstance(data, dict) or "blocks" not in data:
             raise FormulationError("a formulation is a mapping with 'objective' and 'blocks'")
-        extra = set(data) - {"name", "objective", "blocks", "description"}
+        extra = set(data) - set(KEYS)
         if extra:
-            raise FormulationError(f"formulation has unknown key '{sorted(extra)[0]}'")
-        objective = data.get("objective", "makespan")
-        if objective != "makespan":
-            raise FormulationError(f"unknown objective '{objective}' (known: makespan)")
+            raise FormulationError(f"formulation has unknown key '{sorted(extra)[0]}' "
+                                   f"(known: {', '.join(KEYS)})")
         blocks = data["blocks"]
         if not isinstance(blocks, list) or not blocks:
             raise FormulationError("a formulation needs a non-empty list of 'blocks'")
-        return cls(name=name or data.get("name", "custom"), objective=objective,
+        description = data.get("description")
+        if description is not None and not isinstance(description, str):
+            raise FormulationError("a formulation's 'description' is a string")
+        return cls(name=name or data.get("name", "custom"), description=description,
+                   objective=data.get("objective", "makespan"),
                    blocks=tuple(block_from_data(b) for b in blocks))
 
     @classmethod
@@ -88,26 +106,48 @@ class Formulation(BaseModel):
 
     def to_data(self) -> dict:
         """The formulation as plain data (round-trips through :meth:`from_data`)."""
-        return {"name": self.name, "objective": self.objective, "blocks": [b.to_data() for b in self.blocks]}
+        data: dict[str, Any] = {"name": self.name}
+        if self.description is not None:
+            data["description"] = self.description
+        data.update(objective=self.objective, blocks=[b.to_data() for b in self.blocks])
+        return data
+
+    def families(self) -> list[str]:
+        """The variable families the blocks use, each after those it requires."""
+        out: list[str] = []
+
+        def add(name):
+            if name in out:
+                return
+            for required in FAMILIES.get(name).requires:
+                add(required)
+            out.append(name)
+
+        add(OBJECTIVES.get(self.objective).family)
+        for block in self.blocks:
+            for name in sorted(block.requires):
+                add(name)
+        return out
 
     def describe(self) -> str:
-        """The formulation's mathematics: objective, then every block (Markdown with LaTeX)."""
-        parts = [f"## Formulation `{self.name}`\n",
-                 "Minimise the makespan $C$: $C \\ge \\mathit{end}_i + \\sum_d q_{i,d}\\,x_{i,d}$ for every "
-                 "task $i$, with $C$ bounded below by the critical path and load bounds and above by the "
-                 "horizon $H$. With precedence, $\\mathit{start}_i \\ge \\sum_d r_{i,d}\\,x_{i,d}$: "
-                 "$r_{i,d}$ and $q_{i,d}$ are the head and tail of $i$ on device $d$, transfers included. "
-                 "Window rows $C \\ge r + \\sum_{i: r_i \\ge r} p_{i,d}\\,x_{i,d} + \\min q$ (and their "
-                 "mirror with tails) bound every device's load, and chain rows "
-                 "$C \\ge \\mathit{end}_j + \\sum_{k \\succ j,\\, q_k \\ge q} p_{k,d}\\,x_{k,d} + q$ "
-                 "(and $\\mathit{start}_j \\ge r + \\sum_{k \\prec j,\\, r_k \\ge r} p_{k,d}\\,x_{k,d}$) "
-                 "the load of a task's descendants (ancestors) on one device.\n"]
+        """The formulation's mathematics: objective, variables, then every block (Markdown with LaTeX)."""
+        parts = [f"## Formulation `{self.name}`\n"]
+        if self.description:
+            parts.append(self.description.strip() + "\n")
+        parts.append(OBJECTIVES.get(self.objective).describe().strip() + "\n")
+        parts.append("Variables:\n")
+        parts += [f"- `{name}`: {FAMILIES.get(name).template.strip()}" for name in self.families()]
+        parts.append("")
         parts += [block.describe() for block in self.blocks]
         return "\n".join(parts)
 
     def has(self, kind: str) -> bool:
         """Whether a block of this kind is part of the formulation."""
         return any(b.kind == kind for b in self.blocks)
+
+    def semantic_blocks(self) -> list[Block]:
+        """The blocks that define a valid schedule of this formulation (role ``semantic``)."""
+        return [b for b in self.blocks if b.role == "semantic"]
 
     # ------------------------------------------------------------------ build
     def build(self, problem, horizon: float | None = None, warm=None):
@@ -130,131 +170,38 @@ class Formulation(BaseModel):
         -------
         BuiltModel
         """
-        from schedkit.problem.bounds import lower_bound
-        from schedkit.milp.context import BuildContext, BuiltModel, RowBlock, add_pyomo_block
+        from schedkit.milp.context import BuildContext, BuiltModel, RowBlock
         from schedkit.milp.horizon import choose_horizon
         from schedkit.milp.linear import LinearModel
+        from schedkit.milp.pyomo import add_pyomo_block
+        from schedkit.problem.bounds import lower_bound
 
         began = time.perf_counter()
         if horizon is None:
             horizon, warm = choose_horizon(problem, self.blocks, warm)
-        lower = lower_bound(problem) if self.has("precedence") else 0.0
+        delays = [d for d in (b.edge_delays() for b in self.blocks) if d is not None]
+        lower = lower_bound(problem) if delays else 0.0
         lin = LinearModel(name=f"{self.name}:{problem.name}")
-        precedence = next((b for b in self.blocks if b.kind == "precedence"), None)
-        ctx = BuildContext(problem, lin, horizon, timing_bounds=precedence is not None, lower_bound=lower,
-                           communication=bool(getattr(precedence, "communication", True)))
+        ctx = BuildContext(problem, lin, horizon, orders_edges=bool(delays), lower_bound=lower,
+                           communication=any(delays))
         for block in self.blocks:
             if block.builds_rows:
                 block.build(ctx, RowBlock(lin, block.kind))
-        lin.set_objective(ctx.makespan_col())
-        _add_load_rows(ctx)
-        if precedence is not None:
-            _add_chain_rows(ctx)
+        OBJECTIVES.get(self.objective).apply(ctx)
         # Blocks written with Pyomo build last, into the Pyomo model of every row so far.
         for block in self.blocks:
             if not block.builds_rows:
                 add_pyomo_block(ctx, block)
         return BuiltModel(linear=lin, problem=problem, blocks=list(self.blocks), context=ctx,
                           horizon=horizon, warm=warm, build_seconds=time.perf_counter() - began,
-                          lower_bound=lower)
+                          lower_bound=lower, formulation=self.name)
 
 
-def _add_load_rows(ctx) -> None:
-    """Valid inequalities: one-device relaxations with heads and tails.
-
-    For a device ``d`` and a head value ``r``, the tasks with head at least ``r``
-    that run on ``d`` run one after another after ``r``:
-    ``C >= r + sum(p[i,d] x[i,d] for r_i >= r) + min tail``; the mirror rows use
-    tails. With ``r = 0`` this is the plain load row ``C >= sum_i p[i,d] x[i,d]``.
-    (Heads on ``d`` itself would not do: a window's constant must hold even when none
-    of its tasks runs on ``d``.)
-    """
-    p = ctx.problem
-    makespan = ctx.makespan_col()
-    for d, name in enumerate(p.devices):
-        users = [i for i in range(len(p.tasks)) if d in p.allowed[i]]
-        if not any(ctx.x_col(i, d) is not None for i in users):
-            continue  # only fixed tasks: the device bound already covers them
-        for side, key, other in (("head", ctx.heads, ctx.tails), ("tail", ctx.tails, ctx.heads)):
-            for value in sorted({key[i] for i in users}):
-                if side == "tail" and value == 0:
-                    continue  # the head family already holds the plain load row
-                window = [i for i in users if key[i] >= value]
-                # makespan - sum p x >= constant
-                coefs, cols, constant = [1.0], [makespan], value + min(other[i] for i in window)
-                for i in window:
-                    col = ctx.x_col(i, d)
-                    if col is None:
-                        constant += p.durations[i][d]
-                    else:
-                        coefs.append(-p.durations[i][d])
-                        cols.append(col)
-                if len(cols) > 1:
-                    ctx.lin.add_row(None, "device_load", (name, f"{side}_{value:g}"), cols, coefs,
-                                    lower=constant)
-
-
-#: Thresholds per task, device and side in :func:`_add_chain_rows` (evenly spread).
-CHAIN_THRESHOLDS = 4
-
-
-def _add_chain_rows(ctx) -> None:
-    """Valid inequalities: a task's descendants (ancestors) on one device, in a row.
-
-    For task ``j``, device ``d`` and a tail value ``q`` among ``j``'s descendants that
-    may run on ``d``: those with tail at least ``q`` that do run on ``d`` start after
-    ``end_j`` and run one after another, so
-    ``C >= end_j + sum(p[k,d] x[k,d] for k in W) + q``. The mirror with ancestors and
-    heads: ``start_j >= r + sum(p[k,d] x[k,d] for k in W)``. With no task of ``W`` on
-    ``d`` the rows still hold (``q`` is the tail of a descendant, below ``j``'s tail).
-    Heads and tails here are device-free and count no transfers. Only rows with an
-    assignment column are written; at most :data:`CHAIN_THRESHOLDS` values per task,
-    device and side.
-    """
-    p = ctx.problem
-    n = len(p.tasks)
-    makespan = ctx.makespan_col()
-    descendants = [[k for k in range(n) if (p.descendants[j] >> k) & 1] for j in range(n)]
-    ancestors: list[list[int]] = [[] for _ in range(n)]
-    for j in range(n):
-        for k in descendants[j]:
-            ancestors[k].append(j)
-    for j in range(n):
-        for d, device in enumerate(p.devices):
-            for side, group, key in (("after", descendants[j], ctx.tails), ("before", ancestors[j], ctx.heads)):
-                group = [k for k in group if d in p.allowed[k]]
-                if not any(ctx.x_col(k, d) is not None for k in group):
-                    continue
-                values = sorted({key[k] for k in group})
-                if len(values) > CHAIN_THRESHOLDS:
-                    picks = (round(t * (len(values) - 1) / (CHAIN_THRESHOLDS - 1)) for t in range(CHAIN_THRESHOLDS))
-                    values = sorted({values[t] for t in picks})
-                for value in values:
-                    if side == "after":   # C - end_j - sum p x >= q
-                        constant, coefs, cols = ctx.end_terms(j)
-                        cols, coefs, rhs = [makespan] + list(cols), [1.0] + [-c for c in coefs], constant + value
-                    else:                 # start_j - sum p x >= r
-                        cols, coefs, rhs = [ctx.start_col(j)], [1.0], value
-                    base = len(cols)
-                    for k in group:
-                        if key[k] < value:
-                            continue
-                        col = ctx.x_col(k, d)
-                        if col is None:
-                            rhs += p.durations[k][d]
-                        else:
-                            cols.append(col)
-                            coefs.append(-p.durations[k][d])
-                    if len(cols) > base:
-                        ctx.lin.add_row(None, "chain_load", (p.tasks[j], device, side, f"{value:g}"), cols, coefs,
-                                        lower=rhs)
-
-
-def register_formulation(name: str, formulation: Formulation | dict) -> None:
+def register_formulation(name: str, formulation: Formulation | dict, *, replace: bool = False) -> None:
     """Register a preset formulation under ``name``."""
     if isinstance(formulation, dict):
         formulation = Formulation.from_data(formulation, name=name)
-    FORMULATIONS.register(name, formulation)
+    FORMULATIONS.register(name, formulation, replace=replace)
 
 
 def get_formulation(spec: str | Path | Formulation | dict | None) -> Formulation:
@@ -274,8 +221,8 @@ def get_formulation(spec: str | Path | Formulation | dict | None) -> Formulation
 
 
 def list_formulations() -> list[tuple[str, str]]:
-    """``(name, description)`` of the preset formulations."""
-    return [(name, ", ".join(b.kind for b in f.blocks)) for name, f in FORMULATIONS.items()]
+    """``(name, summary)`` of the preset formulations: the description, else the blocks."""
+    return [(name, f.description or ", ".join(b.kind for b in f.blocks)) for name, f in FORMULATIONS.items()]
 
 
 def list_blocks() -> list[tuple[str, str]]:

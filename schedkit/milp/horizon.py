@@ -5,7 +5,7 @@ Examples
 >>> from schedkit import Problem
 >>> from schedkit.validate import semantic_blocks
 >>> p = Problem.load("examples/tiny.yaml")
->>> horizon, schedule = choose_horizon(p, semantic_blocks())
+>>> horizon, schedule = choose_horizon(p, semantic_blocks(p))
 >>> horizon == schedule.makespan
 True
 """

@@ -29,8 +29,10 @@ import random
 import time
 
 from schedkit.milp.context import BuiltModel
+from schedkit.milp.readback import read_schedule, warm_values
+from schedkit.milp.solvers.highs import highs_for, set_start
+from schedkit.numerics import shorter
 from schedkit.schedule import Schedule
-from schedkit.milp.solvers.highs import extract_schedule, highs_for, set_start, warm_values
 from schedkit.validate import violations
 
 #: Tasks whose device is freed in one round, at most.
@@ -65,7 +67,7 @@ def improve(built: BuiltModel, schedule: Schedule, seconds: float, *, free: int 
     """
     began = time.perf_counter()
     p = built.problem
-    ctx = built.context
+    x = built.context.family("x")
     flexible = [i for i in range(len(p.tasks)) if len(p.allowed[i]) > 1]
     if not flexible or seconds <= 0:
         return schedule
@@ -75,7 +77,7 @@ def improve(built: BuiltModel, schedule: Schedule, seconds: float, *, free: int 
     h = highs_for(built.linear)
     h.setOptionValue("mip_rel_gap", 0.0)
     best, stale = schedule, 0
-    while stale < patience and best.makespan > built.lower_bound * (1 + 1e-9):
+    while stale < patience and shorter(built.lower_bound, best.makespan):
         left = seconds - (time.perf_counter() - began)
         if left <= 0.05:
             break
@@ -84,7 +86,7 @@ def improve(built: BuiltModel, schedule: Schedule, seconds: float, *, free: int 
         for i in flexible:
             mine = p.device_index[where[p.tasks[i]]]
             for d in p.allowed[i]:
-                col = ctx.x_col(i, d)
+                col = x.col(i, d)
                 value = 1.0 if d == mine else 0.0
                 h.changeColBounds(col, 0.0 if i in released else value, 1.0 if i in released else value)
         set_start(h, warm_values(built, best))
@@ -93,9 +95,8 @@ def improve(built: BuiltModel, schedule: Schedule, seconds: float, *, free: int 
         solution = h.getSolution()
         found = None
         if solution.value_valid:
-            found = extract_schedule(built, list(solution.col_value), method=best.method,
-                                     status="heuristic", bound=None, seconds=None)
-        if found is not None and found.makespan < best.makespan * (1 - 1e-9) \
+            found = read_schedule(built, list(solution.col_value), best.method)
+        if found is not None and shorter(found.makespan, best.makespan) \
                 and not violations(p, found, built.blocks):
             best, stale = found, 0
         else:

@@ -7,9 +7,11 @@ from pathlib import Path
 
 from pydantic import field_validator
 
-from schedkit.errors import SchedkitError
-from schedkit.methods import Method, MethodOptions, register_method, solve
+from schedkit.errors import ProblemError, SchedkitError
+from schedkit.methods import METHODS, Method, MethodOptions, register_method, solve
+from schedkit.milp.race import deadline_after, default_threads
 from schedkit.problem import Problem
+from schedkit.schedule import Result
 
 
 class MilpOptions(MethodOptions):
@@ -33,9 +35,11 @@ class MilpOptions(MethodOptions):
     verbose: bool = False
     """Stream the solver log."""
     warm_start: str = "auto"
-    """``auto``: the best of a short seeded annealing from HEFT (when the heuristics are
-    installed) and the kernel's list schedules starts the solver and sets the big-M horizon; ``none``: same horizon, no starting solution; or the name of a method whose
-    schedule starts the solver (when it satisfies every block of the formulation)."""
+    """``auto``: the best of the methods that offer a start (a short seeded annealing from
+    HEFT, when the heuristics are installed) and the kernel's list schedules starts the
+    solver and sets the big-M horizon; ``none``: same horizon, no starting solution; or the
+    name of a method whose schedule starts the solver (when it satisfies every block of the
+    formulation)."""
     lns_seconds: float | None = None
     """Seconds of MILP local search (:mod:`schedkit.milp.lns`) that improve the starting
     schedule before the exact solve; by default, with at least 25 tasks that have a choice
@@ -71,6 +75,7 @@ class Milp(Method):
 
     def __init__(self, formulation=None, **options):
         from schedkit.milp.formulation import Formulation, get_formulation
+        from schedkit.milp.solvers import get_adapter
 
         if isinstance(formulation, (Formulation, dict)):
             self.formulation = get_formulation(formulation)
@@ -78,18 +83,19 @@ class Milp(Method):
         else:
             super().__init__(**({"formulation": formulation} if formulation else {}), **options)
             self.formulation = get_formulation(self.options.formulation)
-        self.blocks = list(self.formulation.blocks)
-        if self.options.solver != "highs":
-            from schedkit.milp.solvers.highs import pyomo_solver
+        self.adapter = get_adapter(self.options.solver)  # fail before any model is built
 
-            pyomo_solver(self.options.solver)  # fail before any model is built
+    def blocks(self, problem: Problem) -> list:
+        """The formulation's blocks: every schedule is judged by them."""
+        return list(self.formulation.blocks)
 
     def build(self, problem: Problem, warm=None):
         """Build the model of ``problem`` (a :class:`~schedkit.milp.context.BuiltModel`)."""
         return self.formulation.build(problem, warm=warm)
 
-    def run(self, problem: Problem):
-        from schedkit.milp.solvers.highs import solve_model
+    def run(self, problem: Problem) -> Result:
+        from schedkit.milp.readback import exact_result, warm_values
+        from schedkit.milp.solvers import Feature, SolveOptions
 
         began = time.perf_counter()
         o = self.options
@@ -101,7 +107,6 @@ class Milp(Method):
                 raise SchedkitError("--warm-start cannot be 'milp' itself")
             warm = solve(problem, o.warm_start)
         built = self.build(problem, warm=warm)
-        time_limit = o.time_limit
         if o.warm_start != "none" and built.warm is not None:
             budget = self.lns_budget(problem)
             if budget > 0:
@@ -111,14 +116,24 @@ class Milp(Method):
                 if better.makespan < built.warm.makespan:
                     # A shorter schedule also shrinks the horizon: every big-M and bound.
                     built = self.build(problem, warm=better)
+        time_limit = o.time_limit
         if time_limit is not None:
             # the start, the search and the build count against the limit too
             time_limit = max(0.0, time_limit - (time.perf_counter() - began))
-        schedule = solve_model(built, solver=o.solver, time_limit=time_limit, gap=o.gap,
-                               threads=o.threads, verbose=o.verbose, warm_start=o.warm_start != "none",
-                               method=f"milp:{self.formulation.name}")
-        schedule.solve_seconds = time.perf_counter() - began
-        return schedule
+        adapter = self.adapter
+        start = None
+        if o.warm_start != "none" and built.warm is not None and adapter.supports(Feature.WARM_START):
+            start = warm_values(built, built.warm)
+        beside = None
+        if adapter.supports(Feature.STOP_CALLBACK) and (o.threads or default_threads()) >= 2 \
+                and _bounds_help(built):
+            from schedkit.milp.subsets import subset_bounds
+
+            deadline = deadline_after(time_limit)
+            beside = lambda shared: subset_bounds(built, built.warm, shared, deadline, o.verbose)  # noqa: E731
+        raw = adapter.solve(built, SolveOptions(time_limit, o.gap, o.threads, o.verbose), start, beside)
+        return exact_result(built, raw, method=f"milp:{self.formulation.name}",
+                            seconds=time.perf_counter() - began)
 
     def lns_budget(self, problem: Problem) -> float:
         """Seconds of local search before the exact solve (see ``lns_seconds``)."""
@@ -133,29 +148,37 @@ class Milp(Method):
         return budget
 
 
+def _bounds_help(built) -> bool:
+    """Whether subset bounds apply: a makespan over timed tasks and a known schedule to start from."""
+    ctx = built.context
+    return built.warm is not None and ctx.has("makespan") and ctx.has("timing") \
+        and len(built.problem.tasks) > 1
+
+
 #: Default local-search budget per task with a choice of device, and its cap (seconds).
 LNS_SECONDS_PER_TASK = 0.15
 LNS_MAX_SECONDS = 30.0
 #: Below this many tasks with a choice, a round would free half the problem: no local search.
 LNS_MIN_TASKS = 25
-#: Iterations of the automatic warm-start search per task (deterministic: seed 0).
-AUTO_SEARCH_ITERATIONS_PER_TASK = 100
-AUTO_SEARCH_MAX_TASKS = 400
 
 
 def _search_start(problem: Problem):
-    """A short seeded annealing from HEFT, when the heuristics package registers it.
+    """The best schedule of the registered methods that offer to start an exact solve.
 
-    The kernel's own list schedules still compete in :func:`~schedkit.milp.horizon.choose_horizon`,
-    which keeps the best schedule that satisfies every block of the formulation.
+    A method offers through :meth:`~schedkit.methods.Method.auto_start` (the heuristics
+    package's ``annealing`` does: a short seeded annealing from HEFT). The kernel's own
+    list schedules still compete in :func:`~schedkit.milp.horizon.choose_horizon`, which
+    keeps the best schedule that satisfies every block of the formulation.
     """
-    from schedkit.errors import ProblemError
-    from schedkit.methods import METHODS
-
-    if len(problem.tasks) > AUTO_SEARCH_MAX_TASKS or "annealing" not in METHODS:
-        return None
-    try:
-        return solve(problem, "annealing", seed=0,
-                     iterations=AUTO_SEARCH_ITERATIONS_PER_TASK * len(problem.tasks))
-    except ProblemError:  # no heuristic placement (memory): the list schedules or the serial horizon remain
-        return None
+    best = None
+    for name, cls in METHODS.items():
+        options = cls.auto_start(problem)
+        if options is None or name == "milp":
+            continue
+        try:
+            found = cls(**options).solve(problem)
+        except ProblemError:  # no heuristic placement (memory): other starts remain
+            continue
+        if found.tasks and (best is None or found.makespan < best.makespan):
+            best = found
+    return best

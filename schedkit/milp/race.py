@@ -25,6 +25,8 @@ import os
 import threading
 import time
 
+from schedkit.numerics import SOLVER_TOL, closed
+
 
 def default_threads() -> int:
     """Threads of an exact solve when the user gives none: two when this process may use two cores."""
@@ -44,7 +46,7 @@ class Shared:
         Relative distance at which bound and incumbent meet.
     """
 
-    def __init__(self, tolerance: float = 1e-6):
+    def __init__(self, tolerance: float = SOLVER_TOL):
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.incumbent = math.inf
@@ -83,9 +85,7 @@ class Shared:
 
     def closed(self) -> bool:
         """Whether the bound meets the incumbent: the incumbent is optimal."""
-        incumbent = self.incumbent
-        return math.isfinite(incumbent) \
-            and incumbent - self.bound <= self.tolerance * max(1.0, abs(incumbent))
+        return closed(self.incumbent, self.bound, self.tolerance)
 
     def watch(self, h) -> None:
         """Interrupt the HiGHS solve ``h`` once the stop flag is set."""

@@ -45,6 +45,7 @@ import time
 from schedkit.milp.context import BuiltModel
 from schedkit.errors import ProblemError
 from schedkit.milp.linear import LinearModel
+from schedkit.numerics import shorter, time_tolerance
 from schedkit.problem import Problem
 from schedkit.schedule import Schedule
 
@@ -73,7 +74,7 @@ def critical_tasks(problem: Problem, schedule: Schedule) -> list[int]:
     for r in schedule.tasks:
         rows[index[r.task]] = r
         on_device.setdefault(r.device, []).append(r)
-    tol = 1e-6 * max(1.0, schedule.makespan)
+    tol = time_tolerance(schedule.makespan)
     current = max(range(len(rows)), key=lambda i: (rows[i].end, -i))
     path, seen = [], set()
     while current is not None and current not in seen:
@@ -101,8 +102,8 @@ def critical_tasks(problem: Problem, schedule: Schedule) -> list[int]:
 def subset_model(built: BuiltModel, tasks) -> tuple[LinearModel, dict[int, int]]:
     """The model of ``built`` restricted to ``tasks``, with distance rows.
 
-    Distance rows need the formulation's ``precedence`` block: without it the task graph
-    orders nothing and only the restriction itself is added.
+    Distance rows need a block that orders the edges (``precedence``): without one the
+    task graph orders nothing and only the restriction itself is added.
 
     Returns
     -------
@@ -113,17 +114,19 @@ def subset_model(built: BuiltModel, tasks) -> tuple[LinearModel, dict[int, int]]
     """
     p = built.problem
     ctx = built.context
+    x, timing = ctx.family("x"), ctx.family("timing")
     chosen = set(tasks)
-    keep = [ctx.makespan_col()]
+    keep = [ctx.family("makespan").col]
     for i in sorted(chosen):
-        keep += [c for c in (ctx.x_col(i, d) for d in p.allowed[i]) if c is not None]
-        keep.append(ctx.start_col(i))
-        if ctx.end_col(i) is not None:
-            keep.append(ctx.end_col(i))
+        keep += [c for c in (x.col(i, d) for d in p.allowed[i]) if c is not None]
+        keep.append(timing.start_col(i))
+        if timing.end_col(i) is not None:
+            keep.append(timing.end_col(i))
     if ctx.has("order"):
-        keep += [ctx.order_col(a, b) for a, b in ctx.order_pairs() if a in chosen and b in chosen]
+        order = ctx.family("order")
+        keep += [order.col(a, b) for a, b in order.pairs if a in chosen and b in chosen]
     sub, where = built.linear.restrict(keep)
-    if len(chosen) < len(p.tasks) and any(b.kind == "precedence" for b in built.blocks):
+    if len(chosen) < len(p.tasks) and ctx.orders_edges:
         _add_distance_rows(built, sorted(chosen), sub, where)
     return sub, where
 
@@ -131,7 +134,7 @@ def subset_model(built: BuiltModel, tasks) -> tuple[LinearModel, dict[int, int]]
 def _add_distance_rows(built: BuiltModel, tasks: list[int], sub: LinearModel, where: dict[int, int]) -> None:
     """``start_j - end_i >= L_ij`` for ``i`` before ``j`` in ``tasks`` with tasks between them."""
     p = built.problem
-    ctx = built.context
+    timing = built.context.family("timing")
     order = p.topological_order
     position = {i: k for k, i in enumerate(order)}
     chosen = set(tasks)
@@ -145,11 +148,11 @@ def _add_distance_rows(built: BuiltModel, tasks: list[int], sub: LinearModel, wh
             for w, _ in p.succs[v]:
                 if after.get(w, -1.0) < gap:
                     after[w] = gap
-        constant, coefs, cols = ctx.end_terms(i)
+        constant, coefs, cols = timing.end_terms(i)
         for j, length in after.items():
             if j in chosen and j != i and length > 0:
                 sub.add_row("subset", "distance", (p.tasks[i], p.tasks[j]),
-                            [where[ctx.start_col(j)]] + [where[c] for c in cols], [1.0] + [-c for c in coefs],
+                            [where[timing.start_col(j)]] + [where[c] for c in cols], [1.0] + [-c for c in coefs],
                             lower=constant + length)
 
 
@@ -170,12 +173,13 @@ def subset_bounds(built: BuiltModel, schedule: Schedule, shared, deadline: float
     verbose : bool
         Print one line per round.
     """
+    from schedkit.milp.readback import warm_values
+    from schedkit.milp.solvers.highs import highs_for
     from schedkit.timing import list_schedule, to_schedule
-    from schedkit.milp.solvers.highs import highs_for, warm_values
     from schedkit.validate import violations
 
     p = built.problem
-    ctx = built.context
+    x, timing = built.context.family("x"), built.context.family("timing")
     n = len(p.tasks)
     chosen = set(critical_tasks(p, schedule))
     while not shared.stop.is_set():
@@ -209,10 +213,10 @@ def subset_bounds(built: BuiltModel, schedule: Schedule, shared, deadline: float
         device_of = [p.device_index[rows[t].device] for t in p.tasks]
         for i in chosen:
             if len(p.allowed[i]) > 1:
-                device_of[i] = max(p.allowed[i], key=lambda d: values[where[ctx.x_col(i, d)]])
+                device_of[i] = max(p.allowed[i], key=lambda d: values[where[x.col(i, d)]])
         # Extend the sub-schedule: its devices and order for the subset, the best
         # schedule's for the rest (list scheduling takes the earliest start first).
-        priority = [-(values[where[ctx.start_col(i)]] if i in chosen else rows[t].start)
+        priority = [-(values[where[timing.start_col(i)]] if i in chosen else rows[t].start)
                     for i, t in enumerate(p.tasks)]
         try:
             devices, starts = list_schedule(p, priority, device_of=device_of)
@@ -220,7 +224,7 @@ def subset_bounds(built: BuiltModel, schedule: Schedule, shared, deadline: float
             chosen = set(range(n))
             continue
         extended = to_schedule(p, devices, starts, "subset")
-        if extended.makespan < min(shared.incumbent, schedule.makespan) * (1 - 1e-9) \
+        if shorter(extended.makespan, min(shared.incumbent, schedule.makespan)) \
                 and not violations(p, extended, built.blocks):
             shared.offer(extended.makespan, warm_values(built, extended))
             schedule = extended

@@ -272,7 +272,7 @@ def parse_spec(data: Any, source: str = "problem") -> ProblemSpec:
     try:
         return ProblemSpec.model_validate(data)
     except ValidationError as exc:
-        raise ProblemError(f"{source}: {one_line(exc, data)}") from None
+        raise ProblemError(one_line(exc, data, prefix=source)) from None
 
 
 def load_spec(path: str | Path) -> ProblemSpec:

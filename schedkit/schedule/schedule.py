@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from schedkit.errors import ScheduleError
+from schedkit.registry import one_line
 from schedkit.atomic import write_text_atomic
 
 FORMAT = "schedkit-schedule/v1"
@@ -103,9 +104,7 @@ class Schedule(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(p) for p in err["loc"])
-            raise ScheduleError(f"{source}: {loc}: {err['msg']}") from None
+            raise ScheduleError(one_line(exc, data, prefix=source)) from None
 
     def write(self, path: str | Path) -> None:
         """Write the schedule as JSON, atomically (a temporary file, then a rename)."""

@@ -18,10 +18,13 @@ from schedkit.schedule import Schedule, TaskRun, Transfer
 from schedkit.timing.resources import arrival
 
 
-def to_schedule(problem: Problem, device_of: Sequence[int], start: Sequence[float], method: str,
-                status: str = "heuristic", bound: float | None = None,
-                solve_seconds: float | None = None) -> Schedule:
-    """Turn a mapping and start times into a :class:`Schedule` with its transfers."""
+def to_schedule(problem: Problem, device_of: Sequence[int], start: Sequence[float],
+                method: str) -> Schedule:
+    """Turn a mapping and start times into a :class:`Schedule` with its transfers.
+
+    The schedule's status says ``heuristic``: a method wraps it in a
+    :class:`~schedkit.schedule.Result`, which decides the status of the file it returns.
+    """
     rows = []
     end = [0.0] * len(problem.tasks)
     for i, name in enumerate(problem.tasks):
@@ -36,6 +39,5 @@ def to_schedule(problem: Problem, device_of: Sequence[int], start: Sequence[floa
                                       from_=problem.devices[u], to=problem.devices[v],
                                       start=end[i], end=arrival(problem, end[i], size, u, v)))
     makespan = max([r.end for r in rows] + [t.end for t in transfers])
-    return Schedule(problem=problem.name, method=method, status=status, makespan=makespan,
-                    objective=makespan, bound=bound, solve_seconds=solve_seconds,
+    return Schedule(problem=problem.name, method=method, status="heuristic", makespan=makespan,
                     tasks=rows, transfers=transfers)

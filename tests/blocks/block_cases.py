@@ -39,6 +39,7 @@ WITH = {
     "no_overlap": ["assignment", "no_overlap"],
     "no_overlap_bigm": ["assignment", {"no_overlap": {"encoding": "bigm"}}],
     "memory": ["assignment", "memory"],
+    "cuts": ["assignment", "precedence", "cuts"],
 }
 
 

@@ -1,0 +1,145 @@
+"""``cuts``: valid inequalities on device loads and on chains of descendants and ancestors.
+
+A ``cut`` block: its rows remove no schedule, only parts of the MILP's relaxation, so
+the validator never checks it. A formulation that does not list ``cuts`` gets it with
+its defaults (``cuts: {load: false, chain: false}`` turns both families of rows off).
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from schedkit.blocks.base import Block, register_block
+
+
+@register_block("cuts")
+class Cuts(Block):
+    """Valid inequalities: one-device load windows and chains of descendants (ancestors) on a device."""
+
+    role = "cut"
+    requires = frozenset({"x", "timing", "makespan"})
+    load: bool = True
+    """Window rows: the tasks with head (tail) at least ``r`` that run on a device, one after another."""
+    chain: bool = True
+    """Chain rows: a task's descendants (ancestors) that run on one device follow (precede) it in a
+    row; written only when a block of the formulation orders the edges."""
+    chain_thresholds: int = Field(4, ge=2)
+    """Head or tail values per task, device and side that get a chain row (evenly spread)."""
+    template = r"""
+{% if load %}
+For a device $d$ and a head value $r$, the tasks with head at least $r$ that run on $d$ run one after
+another after $r$ (and the mirror with tails $q$):
+
+$$C \ge r + \sum_{i:\, r_i \ge r} p_{i,d}\, x_{i,d} + \min_{i:\, r_i \ge r} q_i$$
+
+With $r = 0$ this is the load row $C \ge \sum_i p_{i,d}\, x_{i,d}$.
+{% endif %}
+{% if chain %}
+For a task $j$, a device $d$ and a tail value $q$ among $j$'s descendants $k \succ j$ (at most
+{{ chain_thresholds }} values per task, device and side), and the mirror with ancestors and heads:
+
+$$C \ge \mathit{end}_j + \sum_{k \succ j,\, q_k \ge q} p_{k,d}\, x_{k,d} + q \qquad
+  \mathit{start}_j \ge r + \sum_{k \prec j,\, r_k \ge r} p_{k,d}\, x_{k,d}$$
+
+(only when a block orders the edges: heads $r$ and tails $q$ are device-free and count no transfers).
+{% endif %}
+"""
+
+    builds_rows = True
+
+    def build(self, ctx, blk):
+        if self.load:
+            _add_load_rows(ctx, blk)
+        if self.chain and ctx.orders_edges:
+            _add_chain_rows(ctx, blk, self.chain_thresholds)
+
+    def violations(self, problem, schedule):
+        return []  # valid inequalities: every schedule satisfies them
+
+
+def _add_load_rows(ctx, rows) -> None:
+    """Valid inequalities: one-device relaxations with heads and tails.
+
+    For a device ``d`` and a head value ``r``, the tasks with head at least ``r``
+    that run on ``d`` run one after another after ``r``:
+    ``C >= r + sum(p[i,d] x[i,d] for r_i >= r) + min tail``; the mirror rows use
+    tails. With ``r = 0`` this is the plain load row ``C >= sum_i p[i,d] x[i,d]``.
+    (Heads on ``d`` itself would not do: a window's constant must hold even when none
+    of its tasks runs on ``d``.)
+    """
+    p = ctx.problem
+    x = ctx.family("x")
+    makespan = ctx.family("makespan").col
+    for d, name in enumerate(p.devices):
+        users = [i for i in range(len(p.tasks)) if d in p.allowed[i]]
+        if not any(x.col(i, d) is not None for i in users):
+            continue  # only fixed tasks: the device bound already covers them
+        for side, key, other in (("head", ctx.heads, ctx.tails), ("tail", ctx.tails, ctx.heads)):
+            for value in sorted({key[i] for i in users}):
+                if side == "tail" and value == 0:
+                    continue  # the head family already holds the plain load row
+                window = [i for i in users if key[i] >= value]
+                # makespan - sum p x >= constant
+                coefs, cols, constant = [1.0], [makespan], value + min(other[i] for i in window)
+                for i in window:
+                    col = x.col(i, d)
+                    if col is None:
+                        constant += p.durations[i][d]
+                    else:
+                        coefs.append(-p.durations[i][d])
+                        cols.append(col)
+                if len(cols) > 1:
+                    rows.add("device_load", (name, f"{side}_{value:g}"), cols, coefs, lower=constant)
+
+
+
+def _add_chain_rows(ctx, rows, thresholds: int) -> None:
+    """Valid inequalities: a task's descendants (ancestors) on one device, in a row.
+
+    For task ``j``, device ``d`` and a tail value ``q`` among ``j``'s descendants that
+    may run on ``d``: those with tail at least ``q`` that do run on ``d`` start after
+    ``end_j`` and run one after another, so
+    ``C >= end_j + sum(p[k,d] x[k,d] for k in W) + q``. The mirror with ancestors and
+    heads: ``start_j >= r + sum(p[k,d] x[k,d] for k in W)``. With no task of ``W`` on
+    ``d`` the rows still hold (``q`` is the tail of a descendant, below ``j``'s tail).
+    Heads and tails here are device-free and count no transfers. Only rows with an
+    assignment column are written; at most ``thresholds`` values per task, device and side.
+    """
+    p = ctx.problem
+    n = len(p.tasks)
+    x, timing = ctx.family("x"), ctx.family("timing")
+    makespan = ctx.family("makespan").col
+    descendants = [[k for k in range(n) if (p.descendants[j] >> k) & 1] for j in range(n)]
+    ancestors: list[list[int]] = [[] for _ in range(n)]
+    for j in range(n):
+        for k in descendants[j]:
+            ancestors[k].append(j)
+    for j in range(n):
+        for d, device in enumerate(p.devices):
+            for side, group, key in (("after", descendants[j], ctx.tails), ("before", ancestors[j], ctx.heads)):
+                group = [k for k in group if d in p.allowed[k]]
+                if not any(x.col(k, d) is not None for k in group):
+                    continue
+                values = sorted({key[k] for k in group})
+                if len(values) > thresholds:
+                    picks = (round(t * (len(values) - 1) / (thresholds - 1)) for t in range(thresholds))
+                    values = sorted({values[t] for t in picks})
+                for value in values:
+                    if side == "after":   # C - end_j - sum p x >= q
+                        constant, coefs, cols = timing.end_terms(j)
+                        cols, coefs, rhs = [makespan] + list(cols), [1.0] + [-c for c in coefs], constant + value
+                    else:                 # start_j - sum p x >= r
+                        cols, coefs, rhs = [timing.start_col(j)], [1.0], value
+                    base = len(cols)
+                    for k in group:
+                        if key[k] < value:
+                            continue
+                        col = x.col(k, d)
+                        if col is None:
+                            rhs += p.durations[k][d]
+                        else:
+                            cols.append(col)
+                            coefs.append(-p.durations[k][d])
+                    if len(cols) > base:
+                        rows.add("chain_load", (p.tasks[j], device, side, f"{value:g}"), cols, coefs,
+                                 lower=rhs)
