@@ -1,0 +1,1 @@
+"""Visual and textual output: pure functions of a problem and a schedule."""

@@ -1,0 +1,1 @@
+"""The public conformance kit: what every block, family, method and reduction must pass."""
