@@ -10,7 +10,8 @@ for :func:`schedkit.timing.events.simulate` (higher first; ties to the lower tas
     Largest remaining path time first, under the actual placement:
     ``pct[i] = d_i + max over successors j of (comm(i, j) + pct[j])``, where ``d_i`` is
     the duration of ``i`` on its mapped device and ``comm(i, j)`` the actual transfer
-    time between the devices of ``i`` and ``j`` (0 on one device). A static priority.
+    time between the devices of ``i`` and ``j`` (``problem.comm_time``: 0 on one device).
+    A static priority.
 ``msr``
     A successor score, evaluated when the device chooses (a dynamic priority). For a
     ready task ``i`` on device ``u``, each successor ``j`` on device ``v`` adds
@@ -36,8 +37,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from schedkit.timing import SimState
 from schedkit.problem import Problem
+from schedkit.timing import SimState
 
 __all__ = ["SCHEDULERS", "fifo", "pct", "msr"]
 
@@ -65,16 +66,14 @@ def pct(problem: Problem, device_of: list[int]) -> list[float]:
     0.3
     """
     p = problem
-    n = len(p.tasks)
     dev = device_of
-    inv_bw, lat = p.inv_bandwidth, p.latency
-    value = [0.0] * n
+    comm_time = p.comm_time
+    value = [0.0] * len(p.tasks)
     for i in reversed(p.topological_order):
         u = dev[i]
         best = 0.0
         for j, size in p.succs[i]:
-            v = dev[j]
-            t = value[j] if u == v or not size else value[j] + size * inv_bw[u][v] + lat[u][v]
+            t = value[j] + comm_time(size, u, dev[j])
             if t > best:
                 best = t
         value[i] = p.durations[i][u] + best

@@ -34,7 +34,7 @@ from schedkit.methods import register_method
 
 from schedkit.timing import OrderedTiming
 
-from .search import PlacementSpace, SearchMethod, SearchOptions
+from schedkit.heuristics.search import PlacementSpace, SearchMethod, SearchOptions
 
 __all__ = ["Evolution"]
 

@@ -21,8 +21,8 @@ from schedkit.timing import DeviceRule, earliest_finish
 
 from schedkit.timing import bfs_order
 
-from .components import order_priority
-from .list_scheduling import ListSchedulingMethod, ListSchedulingOptions
+from schedkit.heuristics.components import order_priority
+from schedkit.heuristics.list_scheduling import ListSchedulingMethod, ListSchedulingOptions
 
 __all__ = ["Greedy", "GreedyOptions"]
 

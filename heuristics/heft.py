@@ -26,8 +26,8 @@ from schedkit.methods import register_method
 from schedkit.problem import Problem
 from schedkit.timing import DeviceRule, earliest_finish
 
-from .components import upward_rank_priority
-from .list_scheduling import ListSchedulingMethod, ListSchedulingOptions
+from schedkit.heuristics.components import upward_rank_priority
+from schedkit.heuristics.list_scheduling import ListSchedulingMethod, ListSchedulingOptions
 
 __all__ = ["Heft", "HeftOptions"]
 

@@ -22,8 +22,8 @@ from schedkit.methods import register_method
 from schedkit.problem import Problem
 from schedkit.timing import DeviceRule
 
-from .components import fastest_device_rule, upward_rank_priority
-from .list_scheduling import ListSchedulingMethod, ListSchedulingOptions
+from schedkit.heuristics.components import fastest_device_rule, upward_rank_priority
+from schedkit.heuristics.list_scheduling import ListSchedulingMethod, ListSchedulingOptions
 
 __all__ = ["Met"]
 

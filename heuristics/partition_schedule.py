@@ -35,8 +35,8 @@ from schedkit.problem import Problem
 from schedkit.schedule import Result
 from schedkit.timing import to_schedule
 
-from .device_schedulers import SCHEDULERS
-from .partitioners import PARTITIONERS
+from schedkit.heuristics.device_schedulers import SCHEDULERS
+from schedkit.heuristics.partitioners import PARTITIONERS
 
 __all__ = ["PartitionSchedule", "PARTITION_SCHEDULE_METHODS"]
 

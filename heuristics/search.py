@@ -3,7 +3,7 @@
 A search state is a *device string*: one device per task. :class:`PlacementSpace`
 knows which strings are feasible (allowed devices, static memory, collocation, links
 between the devices of adjacent tasks) and makes moves; a string is timed by
-:class:`~schedkit.heuristics.components.OrderedTiming` in breadth-first topological
+:class:`~schedkit.timing.ordered.OrderedTiming` in breadth-first topological
 order (DiviML's evaluation). :class:`SearchMethod` holds the common options, the
 starting point and the final schedule.
 
@@ -31,21 +31,17 @@ from typing import ClassVar, Sequence
 
 from pydantic import Field
 
-from schedkit.problem.bounds import lower_bound
 from schedkit.errors import ProblemError, SchedkitError
+from schedkit.heuristics.components import fastest_devices, order_priority
 from schedkit.methods import METHODS, Method, MethodOptions
+from schedkit.numerics import fits
 from schedkit.problem import Problem
+from schedkit.problem.bounds import lower_bound
+from schedkit.problem.mapping import is_feasible_mapping, memory_loads
 from schedkit.schedule import Result, Schedule
-from schedkit.timing import list_schedule, to_schedule
-
-from schedkit.timing import OrderedTiming, bfs_order
-
-from .components import fastest_devices, order_priority
+from schedkit.timing import OrderedTiming, bfs_order, list_schedule, to_schedule
 
 __all__ = ["PlacementSpace", "SearchOptions", "SearchMethod"]
-
-#: Absolute slack of the memory check (the simulator's own).
-MEMORY_SLACK = 1e-9
 
 
 class PlacementSpace:
@@ -106,23 +102,16 @@ class PlacementSpace:
             self.boundary[self.unit_of[j]].append((i, False))
 
     def loads(self, device_of: Sequence[int]) -> list[float]:
-        """Static memory used on every device by ``device_of``."""
-        used = [0.0] * len(self.capacity)
-        for i, d in enumerate(device_of):
-            used[d] += self.problem.task_memory[i]
-        return used
+        """Static memory used on every device by ``device_of`` (:func:`~schedkit.problem.mapping.memory_loads`)."""
+        return memory_loads(self.problem, device_of)
 
     def feasible(self, device_of: Sequence[int]) -> bool:
-        """Whether ``device_of`` respects allowed devices, memory, collocation and links."""
-        p = self.problem
-        if any(d not in p.allowed[i] for i, d in enumerate(device_of)):
-            return False
-        for members in self.units:
-            if any(device_of[k] != device_of[members[0]] for k in members):
-                return False
-        if any(used > cap + MEMORY_SLACK for used, cap in zip(self.loads(device_of), self.capacity)):
-            return False
-        return all(p.pair_allowed(size, device_of[i], device_of[j]) for i, j, size in p.edges)
+        """Whether ``device_of`` is a feasible mapping (:func:`~schedkit.problem.mapping.is_feasible_mapping`).
+
+        The units are the collocation groups, which the mapping rule keeps together, so
+        a feasible string also keeps every unit on one device.
+        """
+        return is_feasible_mapping(self.problem, device_of)
 
     def other_device(self, u: int, current: int, rng) -> int:
         """A device of unit ``u`` other than ``current``, uniformly at random (``rng``: a ``random.Random``)."""
@@ -154,7 +143,7 @@ class PlacementSpace:
             used[d] += self.memory[u]
             touched.add(d)
         for d in touched:
-            if used[d] > self.capacity[d] + MEMORY_SLACK:
+            if not fits(used[d], self.capacity[d]):
                 return None
         if not self.fully_linked:
             linked = self.problem.linked

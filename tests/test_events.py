@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schedkit import Problem, ProblemError
-from schedkit.timing import SimState, simulate
+from schedkit.timing import SimState, arrival, simulate
 from schedkit.problem.mapping import check_mapping
 from schedkit.generators import erdos_renyi, layered
 from schedkit.timing import to_schedule
@@ -178,3 +178,20 @@ def test_random_simulations_are_valid_non_delay_and_follow_priority(case):
             for j in same:
                 if ready[j] <= start[i] + tol and start[j] > start[i] + tol:
                     assert (prio[i], -i) >= (prio[j], -j)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=mapped_problem())
+def test_inputs_arrive_by_the_one_transfer_rule(case):
+    # Exact, no tolerance: a task starts when its last input arrives (arrival()) or when
+    # its device becomes free, never earlier.
+    p, device_of, priority, _, _ = case
+    start = simulate(p, device_of, priority)
+    end = ends(p, device_of, start)
+    for i in range(len(p.tasks)):
+        d = device_of[i]
+        ready = max((arrival(p, end[q], size, device_of[q], d) for q, size in p.preds[i]),
+                    default=0.0)
+        assert start[i] >= ready
+        assert start[i] == ready or any(end[j] == start[i] for j in range(len(p.tasks))
+                                        if j != i and device_of[j] == d)

@@ -92,7 +92,8 @@ def mean_costs(problem: Problem) -> tuple[list[float], list[float]]:
     A task's mean duration is over its allowed devices. An edge's mean transfer time is
     ``mean latency + size / mean bandwidth`` over the linked ordered pairs of distinct
     allowed devices of its two ends (Topcuoglu et al. 2002); 0 when there is no such
-    pair or no data.
+    pair or no data. Computed once per problem (every rank and partitioner asks for it);
+    each call returns fresh lists.
 
     Examples
     --------
@@ -101,18 +102,30 @@ def mean_costs(problem: Problem) -> tuple[list[float], list[float]]:
     >>> cost[0], round(comm[0], 4)       # embed: (0.4 + 1.8) / 2; 4e6 / 1.6e7 + 0.01
     (1.1, 0.26)
     """
-    p = problem
+    cache = problem.__dict__
+    if "_mean_costs" not in cache:
+        cache["_mean_costs"] = _mean_costs(problem)
+    cost, comm = cache["_mean_costs"]
+    return list(cost), list(comm)
+
+
+def _mean_costs(p) -> tuple[list[float], list[float]]:
     cost = [sum(t.values()) / len(t) for t in p.durations]
-    # Most tasks share a few allowed-device sets: cache both means per pair of sets.
-    means: dict[tuple, tuple[float, float]] = {}
+    # Most tasks share a few allowed-device sets: cache both means per pair of sets. The
+    # sets are numbered once per task, since hashing two device tuples per edge costs
+    # several times the rest of the loop on large graphs.
+    number: dict[tuple[int, ...], int] = {}
+    kind = [number.setdefault(a, len(number)) for a in p.allowed]
+    sets = list(number)
+    means: dict[tuple[int, int], tuple[float, float]] = {}
     comm = []
     for i, j, size in p.edges:
         if not size:
             comm.append(0.0)
             continue
-        key = (p.allowed[i], p.allowed[j])
+        key = (kind[i], kind[j])
         if key not in means:
-            pairs = [(u, v) for u in key[0] for v in key[1] if u != v and p.linked[u][v]]
+            pairs = [(u, v) for u in sets[key[0]] for v in sets[key[1]] if u != v and p.linked[u][v]]
             if pairs:
                 mean_bandwidth = sum(1.0 / p.inv_bandwidth[u][v] for u, v in pairs) / len(pairs)
                 means[key] = (1.0 / mean_bandwidth, sum(p.latency[u][v] for u, v in pairs) / len(pairs))

@@ -96,9 +96,10 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
         (higher first); or ``priority(task, state)`` evaluated at choice time with a
         :class:`SimState` (higher first). Ties go to the lower task index.
     check : bool
-        Validate the mapping first (:func:`~schedkit.problem.mapping.check_mapping`). Only skip it for a mapping
-        already known to be feasible: communication between unlinked devices is then
-        not detected.
+        Validate the mapping first (:func:`~schedkit.problem.mapping.check_mapping`). Only
+        skip it for a mapping already known to be feasible: devices, memory and
+        collocation are then not checked (data sent between unlinked devices still raises,
+        from :meth:`~schedkit.problem.Problem.comm_time`).
 
     Returns
     -------
@@ -129,7 +130,9 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
     durations = problem.durations
     dur = [durations[i][dev[i]] for i in range(n)]
     succs = problem.succs
-    inv_bw, lat = problem.inv_bandwidth, problem.latency
+    # The transfer rule, problem.comm_time, called per edge: arrival() would add one call per
+    # edge, and no precomputed table can be cheaper since every mapping needs new entries.
+    comm_time = problem.comm_time
     waiting = [len(problem.preds[i]) for i in range(n)]
     ready_at = [0.0] * n
     start = [0.0] * n
@@ -204,9 +207,9 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
             done += 1
             for j, size in succs[i]:
                 e = dev[j]
-                arrival = now if e == d or size == 0 else now + size * inv_bw[d][e] + lat[d][e]
-                if arrival > ready_at[j]:
-                    ready_at[j] = arrival
+                at = now + comm_time(size, d, e)     # = arrival(problem, now, size, d, e)
+                if at > ready_at[j]:
+                    ready_at[j] = at
                 waiting[j] -= 1
                 if waiting[j] == 0:
                     if ready_at[j] <= now:

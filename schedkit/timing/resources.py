@@ -1,9 +1,10 @@
 """Resources over time: the busy intervals of a device (or, next, a channel), and arrivals.
 
 Every timing engine places work on a :class:`Timeline` and lets data arrive by
-:func:`arrival`; there is no other copy of either rule in schedkit, except the
-specialised loops of :class:`~schedkit.timing.ordered.OrderedTiming` and
-:func:`~schedkit.timing.events.simulate`, which tests prove equal to these.
+:func:`arrival` (that is, by :meth:`~schedkit.problem.Problem.comm_time`); the only
+other copies are the specialised loops of :class:`~schedkit.timing.ordered.OrderedTiming`
+(a precomputed transfer table) and the MITE partitioner's traffic table, which
+hypothesis tests prove equal to these.
 
 Examples
 --------

@@ -7,9 +7,11 @@ from random_problems import problem_data
 from schedkit import Problem, ProblemError
 from schedkit.problem.mapping import check_mapping
 from schedkit.generators import erdos_renyi, layered
-from schedkit.heuristics.partitioners import (PARTITIONERS, batch_split, critical_path,
-                                              critical_path_tasks, device_speeds, dfs,
-                                              hash_partition, mite, ranks)
+from schedkit.heuristics.measures import critical_path_tasks, device_speeds, total_rank
+from schedkit.heuristics.partitioners import (PARTITIONERS, _TrafficRows, batch_split,
+                                              critical_path, dfs, hash_partition, mite)
+from schedkit.problem.graph import upward_rank
+from schedkit.timing import arrival
 
 NAMES = sorted(PARTITIONERS)
 
@@ -71,10 +73,34 @@ def test_hash_seed_and_speed_proportional_spread():
 def test_batch_split_gives_highest_ranks_to_fastest_device():
     p = Problem.from_dict(layered(6, 8, 0.4, 0.2, devices=4, seed=5))
     mapping = batch_split(p)
-    up, down = ranks(p)
-    top = max(range(len(p.tasks)), key=lambda i: up[i] + down[i])
+    rank = total_rank(p)
+    top = max(range(len(p.tasks)), key=lambda i: rank[i])
     speeds = device_speeds(p)
     assert mapping[top] == max(range(len(p.devices)), key=lambda d: speeds[d])
+
+
+def test_batch_split_by_hand_on_topcuoglu():
+    # Speeds p1 0.778 > p2 0.735 > p3 0.680; quotas of the 133.33 of mean cost: p1 up to
+    # 47.32, p2 up to 91.98. Total ranks: n1, n2, n9, n10 108 (the critical path: equal,
+    # so in file order), n3 and n7 105, n8 102.33, n4 102, n5 93, n6 90.33. Middles of the
+    # running mean costs: n1 6.5, n2 21.3, n9 38.0 -> p1; n10 53.7, n3 68.2, n7 80.8,
+    # n8 91.3 -> p2; n4, n5, n6 -> p3.
+    p = Problem.load("examples/topcuoglu2002.json")
+    mapping = {t: p.devices[d] for t, d in zip(p.tasks, batch_split(p))}
+    assert mapping == {"n1": "p1", "n2": "p1", "n9": "p1", "n10": "p2", "n3": "p2", "n7": "p2",
+                       "n8": "p2", "n4": "p3", "n5": "p3", "n6": "p3"}
+
+
+def test_batch_split_on_hetero20():
+    # Checked against a re-implementation of batch split on ranks computed by networkx
+    # (Bellman-Ford on negated weights) with Topcuoglu's mean transfer times.
+    p = Problem.load("examples/hetero20.yaml")
+    on = {d: sorted(p.tasks[i] for i, k in enumerate(batch_split(p)) if p.devices[k] == d)
+          for d in p.devices}
+    assert on == {"cpu": ["decode", "load_image", "t_mlp2", "t_pool", "t_proj", "tokenize", "topk"],
+                  "gpu0": ["patch_embed", "v_attn1", "v_attn2", "v_mlp1"],
+                  "gpu1": ["scale", "score", "t_attn1", "t_attn2", "t_mlp1", "tok_embed", "v_mlp2",
+                           "v_pool", "v_proj"]}
 
 
 def test_critical_path_on_one_fastest_device():
@@ -88,6 +114,25 @@ def test_critical_path_on_one_fastest_device():
     # Critical path of tiny: embed, mlp, norm, logits, sample (by mean costs).
     tiny = Problem.load("examples/tiny.yaml")
     assert [tiny.tasks[i] for i in critical_path_tasks(tiny)] == ["embed", "mlp", "norm", "logits", "sample"]
+
+
+def test_critical_path_uses_topcuoglus_mean_transfer_time():
+    # s (on a only) feeds x (b or c) 10 units of data, and y (anywhere) none. The pairs of
+    # s -> x are a->b (bandwidth 1) and a->c (100): the mean transfer time is
+    # 10 / mean bandwidth = 10 / 50.5 = 0.198, so the path through y (1 + 3) beats the path
+    # through x (1 + 0.198 + 1). Averaging 1 / bandwidth instead (10 * 0.505 = 5.05) would
+    # pick x, and critical_path would then map s, x, y to a, b, c.
+    p = Problem.from_dict({
+        "devices": [{"name": "a"}, {"name": "b"}, {"name": "c"}],
+        "links": [{"src": "a", "dst": "b", "bandwidth": 1}, {"src": "a", "dst": "c", "bandwidth": 100},
+                  {"src": "b", "dst": "c", "bandwidth": 100}],
+        "tasks": [{"name": "s", "durations": {"a": 1}}, {"name": "x", "durations": {"b": 1, "c": 1}},
+                  {"name": "y", "work": 3}],
+        "edges": [{"src": "s", "dst": "x", "size": 10}, {"src": "s", "dst": "y", "size": 0}]})
+    assert upward_rank(p) == pytest.approx([4.0, 1.0, 3.0])
+    assert critical_path_tasks(p) == [0, 2]
+    # s and y on a, the only device that runs both; x to the least loaded of b and c (a tie: b).
+    assert critical_path(p) == [0, 1, 0]
 
 
 def test_mite_keeps_a_chain_together_on_a_fast_device():
@@ -139,6 +184,20 @@ def test_group_without_common_device_is_an_error():
         critical_path(Problem.from_dict(data))
 
 
+def test_units_bound_to_unlinked_devices_are_an_error():
+    # The group {x, y} may only use a (x is pinned), z only b, and y sends z data: no
+    # placement exists although every task alone has a device (found by hypothesis).
+    data = {"devices": [{"name": "a"}, {"name": "b"}],
+            "tasks": [{"name": "x", "work": 1, "pin": ["a"], "colocate": "g"},
+                      {"name": "y", "work": 1, "colocate": "g"},
+                      {"name": "z", "durations": {"b": 1}}],
+            "edges": [{"src": "y", "dst": "z", "size": 1}]}
+    p = Problem.from_dict(data)
+    for name in NAMES:
+        with pytest.raises(ProblemError, match="task 'z': device b, the only one it may use, has no link"):
+            PARTITIONERS[name](p)
+
+
 def test_unlinked_devices_are_avoided_for_edges():
     # Two islands {a, b} and {c}; the chain must stay on one island.
     data = {"devices": [{"name": "a"}, {"name": "b"}, {"name": "c"}],
@@ -166,6 +225,26 @@ def test_random_problems_feasible_mapping_or_error(data):
             continue
         check_mapping(p, mapping)
     assert failed in ([], NAMES)      # only when no feasible placement exists
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=problem_data())
+def test_mite_traffic_table_is_the_transfer_rule(data):
+    # MITE reads transfer times from a table of rows; every entry between linked devices
+    # is the one transfer rule's (arrival() from time 0), in the right direction.
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        return
+    rows = _TrafficRows(p)
+    m = len(p.devices)
+    for _, _, size in p.edges:
+        for v in range(m):
+            for d in range(m):
+                if p.linked[v][d]:
+                    assert rows.inbound(size, v)[d] == arrival(p, 0.0, size, v, d)
+                if p.linked[d][v]:
+                    assert rows.outbound(size, v)[d] == arrival(p, 0.0, size, d, v)
 
 
 def test_safe_mode_finds_the_packing_greedy_misses():
