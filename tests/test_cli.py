@@ -1,5 +1,6 @@
 """The ``schedkit`` command line: commands, exit codes, and one-line errors without output files."""
 
+import argparse
 import json
 import shutil
 import subprocess
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bad_inputs import CASES
-from schedkit import Schedule
+from schedkit import SchedkitError, Schedule
 from schedkit.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,6 +116,87 @@ def test_console_script_solves(tmp_path):
     assert out.is_file()
 
 
+# ---------------------------------------------------------------------- generated solve flags
+def _solve_parser():
+    from schedkit.cli.main import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices["solve"]
+
+
+def test_every_method_option_has_a_solve_flag():
+    """A new option field can never be unreachable from the command line."""
+    from schedkit.methods import METHODS
+
+    by_dest = {}
+    for action in _solve_parser()._actions:
+        by_dest.setdefault(action.dest, []).append(action)
+    assert METHODS.names()
+    for name, cls in METHODS.items():
+        for field in cls.Options.model_fields:
+            actions = by_dest.get(field, [])
+            assert len(actions) == 1, f"method '{name}': option '{field}' has {len(actions)} solve flags"
+            assert "--" + field.replace("_", "-") in actions[0].option_strings
+            assert actions[0].default is None  # an absent flag leaves the method's own default
+
+
+def test_generated_flags_types_short_flags_and_help():
+    from schedkit.cli.solve import solve_flags
+
+    flags = {f.name: f for f in solve_flags()}
+    assert flags["formulation"].option_strings == ("--formulation", "-f")  # json_schema_extra
+    assert flags["verbose"].option_strings == ("--verbose", "-v")
+    assert flags["time_limit"].kind is float and flags["threads"].kind is int
+    assert flags["start"].kind is str and flags["insertion"].kind is bool
+    assert {"annealing", "evolution", "milp"} <= set(flags["time_limit"].methods)
+    assert flags["gap"].help == "Relative MIP gap at which the solver may stop. [milp]"
+    assert "*+msr" in flags["msr_idle"].help
+    parser = _solve_parser()
+    args = parser.parse_args(["p.yaml", "-m", "heft", "--no-insertion", "-v", "--time-limit", "2"])
+    assert (args.insertion, args.verbose, args.time_limit, args.seed) == (False, True, 2.0, None)
+
+
+def test_shared_and_clashing_option_names():
+    from pydantic import Field
+
+    from schedkit.cli.solve import solve_flags
+    from schedkit.methods import Method, MethodOptions
+
+    class A(Method):
+        class Options(MethodOptions):
+            depth: int = 3
+            """How deep to look. Then more words."""
+
+    class B(Method):
+        class Options(MethodOptions):
+            depth: float | None = Field(None, description="Depth, as a fraction.",
+                                        json_schema_extra={"flag": "-d"})
+
+    (flag,) = solve_flags([("b", B), ("a", A)])
+    assert flag.option_strings == ("--depth", "-d") and flag.kind is int and flag.methods == ("a", "b")
+    assert flag.help == "How deep to look. [a, b]"
+
+    class C(Method):
+        class Options(MethodOptions):
+            output: str = "x"
+
+    with pytest.raises(SchedkitError, match="option 'output' of method 'c' clashes"):
+        solve_flags([("c", C)])
+
+    class D(Method):
+        class Options(MethodOptions):
+            mode: str = Field("x", json_schema_extra={"flag": "-o"})
+
+    with pytest.raises(SchedkitError, match="clashes with the solve command's own -o"):
+        solve_flags([("d", D)])
+
+
+def test_verbose_is_ignored_by_a_method_without_a_log(tmp_path, capsys):
+    assert main(["solve", TINY, "-m", "heft", "-v", "--no-insertion"]) == 0
+    assert capsys.readouterr().out.startswith("heft on tiny: status=heuristic")
+
+
 # ---------------------------------------------------------------------- errors
 def _check_error(capfd, code, out):
     captured = capfd.readouterr()
@@ -148,8 +230,14 @@ def test_bad_problem_file(tmp_path, capfd, case):
     (["--lns-seconds", "-1"], ["lns_seconds", "must be >= 0"]),
     (["--method", "heft", "--lns-seconds", "1"], ["method 'heft' does not take --lns-seconds"]),
     (["--threads", "0"], ["threads", "must be >= 1"]),
+    (["--method", "heft", "--seed", "1"], ["method 'heft' does not take --seed"]),
+    (["--method", "heft", "--no-insertion", "--iterations", "9"],
+     ["method 'heft' does not take --iterations"]),
+    (["--method", "annealing", "--initial-acceptance", "2"], ["initial_acceptance", "less than 1"]),
+    (["--method", "milp", "--no-insertion"], ["method 'milp' does not take --insertion"]),
 ], ids=["method", "solver", "formulation", "formulation_file", "option_not_taken", "negative_time_limit",
-        "negative_lns", "lns_not_taken", "zero_threads"])
+        "negative_lns", "lns_not_taken", "zero_threads", "seed_not_taken", "iterations_not_taken",
+        "acceptance_out_of_range", "bool_not_taken"])
 def test_bad_solve_options(tmp_path, capfd, args, words):
     out = tmp_path / "out.json"
     line = _check_error(capfd, main(["solve", TINY, *args, "-o", str(out)]), out)

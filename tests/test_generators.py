@@ -7,7 +7,8 @@ import pytest
 import yaml
 
 from schedkit import Problem, ProblemError
-from schedkit.generators import add_generate_command, dump, erdos_renyi, layered, run_generate
+from schedkit.cli.generate import add_generate_command, run_generate
+from schedkit.generators import dump, erdos_renyi, layered
 
 
 def level_of(name, width):

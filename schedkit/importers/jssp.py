@@ -17,10 +17,61 @@ from __future__ import annotations
 from pathlib import Path
 
 from schedkit.errors import ProblemError
+from schedkit.importers.base import Importer, register_importer
+
+__all__ = ["Jssp", "parse_jssp", "load_jssp"]
+
+
+@register_importer("jssp")
+class Jssp(Importer):
+    """Standard job-shop text (OR-Library, JSPLIB): one task per operation, on its machine.
+
+    The file holds a line ``jobs machines``, then one line of ``machine duration`` pairs
+    per job (``#`` starts a comment). The problem is named after the file.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> src = pathlib.Path(tempfile.mkdtemp()) / "toy.txt"
+    >>> _ = src.write_text("1 2\\n0 3 1 2\\n")
+    >>> data = Jssp().read(src)
+    >>> data["name"], [e["dst"] for e in data["edges"]]
+    ('toy', ['j0o1'])
+    """
+
+    suffixes = (".txt", ".jss")
+
+    def read(self, path: str | Path, **options) -> dict:
+        """Read a job-shop file (no options); see :func:`load_jssp`."""
+        if options:
+            raise ProblemError(f"jssp import takes no option '{next(iter(options))}'")
+        return load_jssp(path)
 
 
 def parse_jssp(text: str, name: str = "jssp") -> dict:
-    """Parse job-shop text (``n m`` then one line of ``machine duration`` pairs per job)."""
+    """Parse job-shop text (``n m`` then one line of ``machine duration`` pairs per job).
+
+    Parameters
+    ----------
+    text : str
+        The file's content.
+    name : str
+        Problem name, also the prefix of error messages.
+
+    Returns
+    -------
+    dict
+        ``schedkit/v1`` problem data: devices ``m0, m1, ...``, tasks ``j{job}o{k}``.
+
+    Examples
+    --------
+    >>> parse_jssp("1 1\\n0 5\\n", name="one")["tasks"]
+    [{'name': 'j0o0', 'durations': {'m0': 5}}]
+    >>> parse_jssp("2 1\\n0 5\\n", name="short")
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.ProblemError: short: header says 2 jobs, found 1 job lines
+    """
     lines = [ln.split("#", 1)[0].split() for ln in text.splitlines()]
     lines = [ln for ln in lines if ln]
     if not lines:
@@ -57,7 +108,25 @@ def parse_jssp(text: str, name: str = "jssp") -> dict:
 
 
 def load_jssp(path: str | Path) -> dict:
-    """Read a job-shop file; the problem is named after the file."""
+    """Read a job-shop file; the problem is named after the file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The job-shop file.
+
+    Returns
+    -------
+    dict
+        ``schedkit/v1`` problem data (see :func:`parse_jssp`).
+
+    Examples
+    --------
+    >>> load_jssp("no/such/file.txt")
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.ProblemError: no/such/file.txt: cannot read: No such file or directory
+    """
     path = Path(path)
     try:
         text = path.read_text()

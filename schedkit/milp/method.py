@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from schedkit.errors import ProblemError, SchedkitError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method, solve
@@ -17,7 +17,7 @@ from schedkit.schedule import Result
 class MilpOptions(MethodOptions):
     """Options of the ``milp`` method."""
 
-    formulation: str = "latency"
+    formulation: str = Field("latency", json_schema_extra={"flag": "-f"})
     """A preset name or a YAML/JSON formulation file."""
     solver: str = "highs"
     """``highs`` (embedded) or any Pyomo solver name."""

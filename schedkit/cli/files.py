@@ -1,0 +1,265 @@
+"""Commands that read and write files: ``validate``, ``export``, ``load-solution``, ``convert``."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from schedkit.cli.common import EXIT_INVALID, add_formulation, load_problem
+
+__all__ = ["add_file_commands", "add_convert_command", "run_validate", "run_export",
+           "run_load_solution", "run_convert", "write_problem_data"]
+
+
+def add_file_commands(subparsers: Any) -> None:
+    """Add ``validate``, ``export`` and ``load-solution``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        What ``ArgumentParser.add_subparsers()`` returned.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="schedkit")
+    >>> add_file_commands(parser.add_subparsers(dest="command"))
+    >>> parser.parse_args(["export", "p.yaml", "-o", "m.lp"]).handler.__name__
+    'run_export'
+    """
+    p = subparsers.add_parser("validate", help="check a schedule against its problem")
+    p.add_argument("problem")
+    p.add_argument("schedule")
+    p.set_defaults(handler=run_validate)
+
+    p = subparsers.add_parser("export", help="write the MILP as an LP or MPS file for any solver")
+    p.add_argument("problem")
+    add_formulation(p)
+    p.add_argument("-o", "--output", required=True, help="model.lp or model.mps")
+    p.set_defaults(handler=run_export)
+
+    p = subparsers.add_parser("load-solution", help="turn an external solver's solution into a schedule")
+    p.add_argument("problem")
+    p.add_argument("solution", help="solution file of a model written by 'schedkit export'")
+    add_formulation(p)
+    p.add_argument("-o", "--output", help="write the schedule (JSON) here")
+    p.set_defaults(handler=run_load_solution)
+
+
+def add_convert_command(subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``convert KIND FILE``; the kinds and their help come from the importer registry.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        What ``ArgumentParser.add_subparsers()`` returned.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The command's parser.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="schedkit")
+    >>> convert = add_convert_command(parser.add_subparsers(dest="command"))
+    >>> print(convert.epilog)
+    importers:
+      jssp         Standard job-shop text (OR-Library, JSPLIB): one task per
+                   operation, on its machine. (.txt, .jss)
+    """
+    from schedkit.importers import IMPORTERS
+    from schedkit.registry import doc_line
+
+    importers = IMPORTERS.items()
+    lines = []
+    for name, cls in importers:
+        notes = ", ".join(cls.suffixes)
+        if cls.extra:
+            notes += ("; " if notes else "") + f"needs schedkit[{cls.extra}]"
+        text = f"{name:12} {doc_line(cls)}" + (f" ({notes})" if notes else "")
+        lines.append(textwrap.fill(text, 79, initial_indent="  ", subsequent_indent=" " * 15))
+    p = subparsers.add_parser(
+        "convert", help="convert another format into a schedkit/v1 problem",
+        description=textwrap.fill("Convert another format into a schedkit/v1 problem. The converted "
+                                  "problem is validated before it is written.", 79),
+        epilog="importers:\n" + "\n".join(lines), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("kind", metavar="KIND", choices=[name for name, _ in importers],
+                   help="source format, an importer listed below")
+    p.add_argument("file", metavar="FILE", help="the file to convert")
+    p.add_argument("-o", "--output", required=True, help="problem file to write (.json or .yaml)")
+    p.set_defaults(handler=run_convert)
+    return p
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    """Handle ``schedkit validate``: 0 when valid, 3 with one ``violation:`` line per violation.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from schedkit import Problem, solve
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "s.json"
+    >>> solve(Problem.load("examples/tiny.yaml"), "heft").write(out)
+    >>> run_validate(argparse.Namespace(problem="examples/tiny.yaml", schedule=str(out)))
+    valid: heft on tiny: status=heuristic makespan=4.51625 bound=3.3 gap=26.93% time=...
+    0
+    """
+    from schedkit.schedule import Schedule
+
+    problem = load_problem(args.problem)
+    schedule = Schedule.load(args.schedule)
+    found = schedule.violations(problem)
+    if found:
+        for message in found:
+            print(f"violation: {message}")
+        print(f"invalid: {len(found)} violation(s)")
+        return EXIT_INVALID
+    print(f"valid: {schedule.summary()}")
+    return 0
+
+
+def _milp(formulation: str | None):
+    from schedkit.milp import Milp
+
+    return Milp(formulation=formulation)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Handle ``schedkit export``: write the MILP as an LP or MPS file (by suffix).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "tiny.lp"
+    >>> run_export(argparse.Namespace(problem="examples/tiny.yaml", formulation=None,
+    ...                               output=str(out)))
+    wrote .../tiny.lp: ... columns, ... rows (horizon ...)
+    0
+    """
+    from schedkit.milp.export import write_model
+
+    problem = load_problem(args.problem)
+    built = _milp(args.formulation).build(problem)
+    names = write_model(built, args.output)
+    rows = built.linear.num_rows
+    print(f"wrote {args.output}: {len(names)} columns, {rows} rows (horizon {built.horizon:g})")
+    return 0
+
+
+def run_load_solution(args: argparse.Namespace) -> int:
+    """Handle ``schedkit load-solution``: an external solver's solution file as a schedule.
+
+    The model is rebuilt from the same problem and formulation as ``export`` to map the
+    column names back; the schedule is validated.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
+    from schedkit.milp.export import load_solution
+
+    problem = load_problem(args.problem)
+    milp = _milp(args.formulation)
+    built = milp.build(problem)
+    schedule = load_solution(built, args.solution, method=f"external:{milp.formulation.name}")
+    print(schedule.summary())
+    if args.output:
+        schedule.write(args.output)
+    return 0
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    """Handle ``schedkit convert``: read with the importer, validate, write the problem.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    int
+        The exit status.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "toy.txt").write_text("2 2\\n0 3 1 2\\n1 4 0 1\\n")
+    >>> run_convert(argparse.Namespace(kind="jssp", file=str(folder / "toy.txt"),
+    ...                                output=str(folder / "toy.json")))
+    wrote .../toy.json: 4 tasks on 2 devices
+    0
+    """
+    from schedkit.importers import convert
+
+    data = convert(args.kind, args.file)
+    write_problem_data(data, args.output)
+    print(f"wrote {args.output}: {len(data['tasks'])} tasks on {len(data['devices'])} devices")
+    return 0
+
+
+def write_problem_data(data: dict, path: str | Path) -> None:
+    """Write problem data as JSON or YAML (by suffix), atomically.
+
+    The text is :func:`schedkit.generators.dump`'s: YAML with one device, link, task or
+    edge per line.
+
+    Parameters
+    ----------
+    data : dict
+        ``schedkit/v1`` problem data.
+    path : str or Path
+        The file to write: ``.json``, ``.yaml`` or ``.yml``.
+
+    Raises
+    ------
+    ProblemError
+        When the suffix is neither ``.json``, ``.yaml`` nor ``.yml`` (nothing is written).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "p.yaml"
+    >>> write_problem_data({"name": "p", "devices": [{"name": "d"}]}, out)
+    >>> print(out.read_text(), end="")
+    name: p
+    devices:
+      - {name: d}
+    """
+    from schedkit.atomic import write_text_atomic
+    from schedkit.generators import dump
+
+    if Path(path).suffix.lower() not in (".json", ".yaml", ".yml"):
+        from schedkit.errors import ProblemError
+
+        raise ProblemError(f"{path}: write problems as .json, .yaml or .yml")
+    write_text_atomic(path, dump(data, path))

@@ -1,0 +1,67 @@
+"""The schedule as plain text: one line per task, grouped by device (``schedkit solve --show``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schedkit.report.base import register_renderer
+
+__all__ = ["format_schedule", "render_text"]
+
+
+def format_schedule(schedule: Any) -> str:
+    """The schedule as text, one line per task, grouped by device.
+
+    Devices come in name order, the tasks of a device by start time; devices without a
+    task are left out.
+
+    Parameters
+    ----------
+    schedule : Schedule
+        The schedule to show.
+
+    Returns
+    -------
+    str
+        Lines ``device:`` followed by ``  start - end task`` (no final newline).
+
+    Examples
+    --------
+    >>> from schedkit import Problem, solve
+    >>> print(format_schedule(solve(Problem.load("examples/tiny.yaml"), "heft")))
+    cpu:
+           4.216 - 4.516      sample
+    gpu0:
+               0 - 0.4        embed
+             0.4 - 1.9        mlp
+             1.9 - 3.1        attn
+             3.1 - 3.3        norm
+             3.3 - 4.2        logits
+    """
+    lines = []
+    by_device: dict[str, list] = {}
+    for row in schedule.tasks:
+        by_device.setdefault(row.device, []).append(row)
+    for device in sorted(by_device):
+        lines.append(f"{device}:")
+        for row in sorted(by_device[device], key=lambda r: r.start):
+            lines.append(f"  {row.start:>10.4g} - {row.end:<10.4g} {row.task}")
+    return "\n".join(lines)
+
+
+@register_renderer("text")
+def render_text(problem: Any, schedule: Any) -> str:
+    """The schedule as text, one line per task, grouped by device.
+
+    The ``text`` renderer: :func:`format_schedule` with a final newline; ``problem`` is
+    not needed.
+
+    Examples
+    --------
+    >>> from schedkit import Problem, solve
+    >>> problem = Problem.load("examples/tiny.yaml")
+    >>> schedule = solve(problem, "heft")
+    >>> render_text(problem, schedule) == format_schedule(schedule) + "\\n"
+    True
+    """
+    return format_schedule(schedule) + "\n"
