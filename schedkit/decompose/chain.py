@@ -1,0 +1,231 @@
+"""Chains of reductions, and :func:`combine`: the one rule for what a decomposition has proven.
+
+A :class:`Chain` applies 1 -> 1 reductions one after the other and may end in a split
+(cvxpy's ``Chain``): the parts it returns are solved by some method, and
+:meth:`Chain.invert` replays the inverse data backwards, the split's first, and hands
+the inverted schedule to :func:`combine`, which decides its quality, bound and
+termination from the exactness of the steps and the results of the parts.
+
+Examples
+--------
+>>> from schedkit import Problem
+>>> from schedkit.decompose import Part, Reduction, run_parts
+>>> class Identity(Reduction):
+...     '''Leave the problem as it is.'''
+...     name = "identity_chain_example"
+...     exactness = "equivalent"
+...     def apply(self, problem, blocks=None):
+...         return problem, self.inverse(problem)
+...     def invert(self, results, inverse):
+...         return results[0]
+>>> p = Problem.load("examples/tiny.yaml")
+>>> chain = Chain([Identity(), Identity()])
+>>> chain.name, chain.exactness
+('identity_chain_example+identity_chain_example', ('equivalent', 'equivalent'))
+>>> parts, inverse = chain.apply(p)
+>>> results = run_parts([Part.of(q, "milp", {"time_limit": 30}) for q in parts])
+>>> result = chain.invert(results, inverse, problem=p)
+>>> result.status, result.provenance, result.objective == result.bound
+('optimal', 'decomposition', True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from schedkit.decompose.reduction import (EXACTNESS, Exactness, InverseData, Reduction, Split,
+                                          fingerprint)
+from schedkit.errors import SchedkitError
+from schedkit.problem import Problem
+from schedkit.schedule import Quality, Result, Termination
+
+#: Terminations from the most to the least telling: a combined result reports the first
+#: one any of its parts reports.
+SEVERITY = (Termination.ERROR, Termination.INTERRUPTED, Termination.TIME_LIMIT, Termination.GAP,
+            Termination.FINISHED)
+
+
+def combine(exactness: Iterable[Exactness], parts: Sequence[Result], inverted: Result | None = None,
+            *, method: str = "", problem: str = "") -> Result:
+    """The result of a decomposition, from the exactness of its steps and its parts' results.
+
+    This is the only place where a decomposition's quality is decided. ``invert``
+    methods supply the schedule (and a bound); they never claim optimality themselves.
+
+    Rules:
+
+    - **Optimal** only if every step is ``equivalent`` and every part is ``optimal``;
+      the bound is then the objective.
+    - Otherwise **feasible** when every part has a schedule and the steps inverted them
+      into one (``inverted``).
+    - The **bound** of ``inverted`` is kept when no step is a ``restriction``: the bound
+      of an ``equivalent`` or ``relaxation`` step is a valid lower bound of the input;
+      a ``restriction`` (a coarsening) gives none.
+    - A part without a schedule makes the whole result schedule-less: **infeasible**
+      only if every step is ``equivalent`` and that part *proved* infeasibility, else
+      **none** (the file says ``no_solution``), with a message naming the part.
+    - The **termination** is the most telling among the parts' (:data:`SEVERITY`):
+      ``finished`` only if every part finished.
+
+    Parameters
+    ----------
+    exactness : iterable of {"equivalent", "restriction", "relaxation"}
+        One word per step of the decomposition.
+    parts : sequence of Result
+        The results of the parts, in order.
+    inverted : Result, optional
+        What the steps' ``invert`` made of them (``None`` when a part had no schedule).
+    method, problem : str
+        Names for the combined result (default: those of ``inverted``).
+
+    Examples
+    --------
+    >>> from schedkit.schedule import Schedule, TaskRun
+    >>> rows = Schedule(problem="p", method="m", status="optimal",
+    ...                 tasks=[TaskRun(task="a", device="d", start=0, end=2)])
+    >>> optimal = Result(termination="finished", quality="optimal", schedule=rows, bound=2)
+    >>> combine(["equivalent"], [optimal], optimal).status
+    'optimal'
+    >>> r = combine(["restriction"], [optimal], optimal)
+    >>> r.status, r.bound
+    ('feasible', None)
+    >>> lost = Result.nothing("milp", "p/1", "time_limit", message="time limit, no schedule")
+    >>> r = combine(["equivalent"], [optimal, lost], method="split", problem="p")
+    >>> r.status, r.termination.value, r.message
+    ('no_solution', 'time_limit', "part 2 of 2 ('p/1') found no schedule: time limit, no schedule")
+    """
+    words = tuple(exactness)
+    for word in words:
+        if word not in EXACTNESS:
+            raise SchedkitError(f"exactness '{word}' is not one of {', '.join(EXACTNESS)}")
+    exact = all(word == "equivalent" for word in words)
+    found = {r.termination for r in parts} | ({inverted.termination} if inverted is not None else set())
+    termination = next(t for t in SEVERITY if t in found or t is Termination.FINISHED)
+    names = {"method": method or (inverted.method if inverted is not None else ""),
+             "problem": problem or (inverted.problem if inverted is not None else "")}
+    missing = [k for k, r in enumerate(parts) if r.schedule is None]
+    if missing:
+        proofs = [k for k in missing if parts[k].quality is Quality.INFEASIBLE]
+        k = proofs[0] if proofs else missing[0]
+        what = "is infeasible" if parts[k].quality is Quality.INFEASIBLE else "found no schedule"
+        why = f": {parts[k].message}" if parts[k].message else ""
+        message = f"part {k + 1} of {len(parts)} ('{parts[k].problem}') {what}{why}"
+        quality = Quality.INFEASIBLE if exact and proofs else Quality.NONE
+        return Result(termination=termination, quality=quality, provenance="decomposition",
+                      message=message, **names)
+    if inverted is None or inverted.schedule is None:
+        why = inverted.message if inverted is not None and inverted.message else "no schedule"
+        return Result(termination=termination, quality=Quality.NONE, provenance="decomposition",
+                      message=f"the decomposition could not combine its parts: {why}", **names)
+    optimal = exact and all(r.quality is Quality.OPTIMAL for r in parts)
+    bound = None if "restriction" in words else inverted.bound
+    if optimal:
+        bound = inverted.objective
+    return Result(termination=termination, quality=Quality.OPTIMAL if optimal else Quality.FEASIBLE,
+                  schedule=inverted.schedule, objective=inverted.objective, bound=bound,
+                  provenance="decomposition", message=inverted.message, **names)
+
+
+class Chain:
+    """1 -> 1 reductions applied in order, ending in an optional split.
+
+    Parameters
+    ----------
+    reductions : sequence of Reduction
+        Applied first to last.
+    split : Split, optional
+        Applied last; without one, the chain has one part (the reduced problem).
+    name : str, optional
+        Default: the steps' names joined by ``+``.
+    """
+
+    def __init__(self, reductions: Sequence[Reduction] = (), split: Split | None = None,
+                 name: str | None = None):
+        for step in reductions:
+            if not isinstance(step, Reduction):
+                raise TypeError(f"{step!r} is not a Reduction (a Split may only end a chain)")
+        if split is not None and not isinstance(split, Split):
+            raise TypeError(f"{split!r} is not a Split")
+        self.reductions = tuple(reductions)
+        self.split = split
+        self.steps = self.reductions + ((split,) if split is not None else ())
+        self.name = name or "+".join(step.name for step in self.steps) or "chain"
+
+    @classmethod
+    def of(cls, step: Reduction | Split) -> Chain:
+        """The chain of one step."""
+        if isinstance(step, Split):
+            return cls((), step, name=step.name)
+        return cls((step,), name=step.name)
+
+    @property
+    def exactness(self) -> tuple[Exactness, ...]:
+        """The exactness of every step, in order."""
+        return tuple(step.exactness for step in self.steps)
+
+    def __repr__(self) -> str:
+        return f"Chain({self.name!r}: {', '.join(map(repr, self.steps))})"
+
+    def accepts(self, problem: Problem, blocks: list | None = None) -> bool:
+        """Whether the first step accepts ``problem`` (each step is asked again in :meth:`apply`)."""
+        return not self.steps or self.steps[0].accepts(problem, blocks)
+
+    def apply(self, problem: Problem, blocks: list | None = None) -> tuple[list[Problem], InverseData]:
+        """Apply every step; return the parts and the chain's inverse data.
+
+        Raises a one-line :class:`~schedkit.errors.SchedkitError` when a step does not
+        accept its input.
+        """
+        trail = []
+        current = problem
+        for step in self.steps:
+            if not step.accepts(current, blocks):
+                raise SchedkitError(f"decomposition '{step.name}' does not accept problem "
+                                    f"'{current.name}'")
+            output, inverse = step.apply(current, blocks)
+            trail.append((inverse, current))
+            if isinstance(step, Reduction):
+                current = output
+        parts = list(output) if self.split is not None else [current]
+        payload = {"steps": tuple(trail), "parts": len(parts), "problem": problem.name}
+        return parts, InverseData(made_by=self.name, problem=fingerprint(problem), payload=payload)
+
+    def invert(self, results: Sequence[Result], inverse: InverseData, *, problem: Problem | None = None,
+               method: str = "") -> Result:
+        """The result of the original problem from the results of the parts.
+
+        The inverse data of every step is checked against the step and the problem it was
+        made from, and replayed backwards; :func:`combine` decides the quality. With
+        ``problem``, the chain's inverse data is checked against it too.
+        """
+        if problem is not None:
+            inverse.check(self, problem)
+        elif inverse.made_by != self.name:
+            raise SchedkitError(f"inverse data of reduction '{inverse.made_by}' used by '{self.name}'")
+        payload = inverse.payload
+        if len(results) != payload["parts"]:
+            raise SchedkitError(f"decomposition '{self.name}' made {payload['parts']} parts, "
+                                f"got {len(results)} results")
+        results = list(results)
+        names = {"method": method or self.name, "problem": payload["problem"]}
+        if any(r.schedule is None for r in results):
+            return combine(self.exactness, results, None, **names)
+        trail = payload["steps"]
+        current: Result | None = None
+        for k in reversed(range(len(self.steps))):
+            step = self.steps[k]
+            step_inverse, step_input = trail[k]
+            step_inverse.check(step, step_input)
+            if step is self.split:
+                current = step.invert(results, step_inverse)
+            else:
+                current = step.invert([current if current is not None else results[0]], step_inverse)
+            if not isinstance(current, Result):
+                raise TypeError(f"decomposition '{step.name}': invert() returned "
+                                f"{type(current).__name__}, not a schedkit.schedule.Result")
+            if current.schedule is None:
+                break
+        if not self.steps:
+            current = results[0]
+        return combine(self.exactness, results, current, **names)
+

@@ -1,0 +1,199 @@
+"""A registered decomposition as a method: apply, solve the parts with an inner method, invert.
+
+:func:`decomposition_method` makes the :class:`~schedkit.methods.Method` of a
+registered :class:`~schedkit.decompose.reduction.Reduction` or
+:class:`~schedkit.decompose.reduction.Split` and registers it under the same name
+(:func:`register_decomposition` does it for every decomposition). The method
+
+1. asks the inner method for the blocks its schedules are judged by,
+2. applies the decomposition to the problem (its :class:`~schedkit.decompose.chain.Chain`),
+3. solves every part with the inner method, reached by name, on the executor the
+   options name (:func:`~schedkit.decompose.executor.run_parts`),
+4. inverts the results; :func:`~schedkit.decompose.chain.combine` decides the quality.
+
+:meth:`~schedkit.methods.Method.result` then validates the schedule on the *original*
+problem with the inner method's blocks: with ``inner="milp"`` and a formulation, that
+formulation's semantic blocks; with a heuristic, the problem's own semantics.
+
+Examples
+--------
+>>> from schedkit import Problem, solve
+>>> from schedkit.decompose import Split, register_decomposition
+>>> @register_decomposition("whole_method_example")
+... class Whole(Split):
+...     '''One part: the problem itself.'''
+...     exactness = "equivalent"
+...     def apply(self, problem, blocks=None):
+...         return [problem], self.inverse(problem)
+...     def invert(self, results, inverse):
+...         return results[0]
+>>> p = Problem.load("examples/tiny.yaml")
+>>> s = solve(p, "whole_method_example", inner="milp", inner_options={"time_limit": 30})
+>>> s.status, s.method, round(s.makespan, 3)
+('optimal', 'whole_method_example:milp', 4.516)
+>>> solve(p, "whole_method_example", inner="heft").status     # a heuristic proves nothing
+'feasible'
+"""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from typing import Any, ClassVar
+
+from pydantic import field_validator
+
+from schedkit.decompose.chain import Chain
+from schedkit.decompose.executor import Progress, make_executor, parse_executor, run_parts
+from schedkit.decompose.parts import Part, part_options
+from schedkit.decompose.reduction import DECOMPOSITIONS, NoOptions, Reduction, Split
+from schedkit.errors import SchedkitError
+from schedkit.methods import METHODS, Method, MethodOptions, register_method
+from schedkit.registry import Registry
+from schedkit.problem import Problem
+from schedkit.schedule import Result
+
+
+class DecomposeOptions(MethodOptions):
+    """Options of every decomposition method (a decomposition's own options are added)."""
+
+    inner: str = "milp"
+    """The registered method that solves every part."""
+    inner_options: dict[str, Any] = {}
+    """Its options, as plain data (a formulation as its data or its name); a method that
+    takes ``threads`` gets ``threads=1`` per part unless set here."""
+    executor: str = "serial"
+    """Where the parts run: ``serial`` (this process, one after the other), ``process``
+    (a process pool over the usable cores) or ``process:N``."""
+
+    @field_validator("inner")
+    @classmethod
+    def _known_method(cls, value: str) -> str:
+        METHODS.get(value)  # one-line error naming the known methods
+        return value
+
+
+class DecompositionMethod(Method):
+    """Base of the methods :func:`decomposition_method` makes.
+
+    Parameters
+    ----------
+    progress : callable, optional
+        ``progress(done, total)`` while the parts are solved (see
+        :func:`~schedkit.decompose.executor.run_parts`).
+    **options
+        :class:`DecomposeOptions` and the decomposition's own options.
+    """
+
+    Options: ClassVar[type[MethodOptions]] = DecomposeOptions
+    decomposition: ClassVar[type[Reduction] | type[Split] | None] = None
+    """The registered reduction or split this method runs."""
+    provenance: ClassVar[str] = "decomposition"
+
+    def __init__(self, progress: Progress | None = None, **options: Any):
+        super().__init__(**options)
+        o = self.options
+        if o.inner == self.name:
+            raise SchedkitError(f"method '{self.name}': the inner method cannot be '{self.name}' itself")
+        parse_executor(o.executor)  # fail before anything runs
+        # The inner method, made here, checks its options and gives the blocks to judge by.
+        self.inner = METHODS.get(o.inner)(**part_options(o.inner, o.inner_options))
+        own = {key: getattr(o, key) for key in self.decomposition.Options.model_fields}
+        self.chain = Chain.of(self.decomposition(**own))
+        self.progress = progress
+
+    def blocks(self, problem: Problem) -> list:
+        """The inner method's blocks: the parts and the whole are judged by the same ones."""
+        return self.inner.blocks(problem)
+
+    def run(self, problem: Problem) -> Result:
+        o = self.options
+        blocks = self.blocks(problem)
+        subproblems, inverse = self.chain.apply(problem, blocks)
+        parts = [Part.of(sub, o.inner, o.inner_options) for sub in subproblems]
+        with make_executor(o.executor) or nullcontext() as executor:
+            results = run_parts(parts, executor, self.progress)
+        return self.chain.invert(results, inverse, problem=problem, method=f"{self.name}:{o.inner}")
+
+
+def decomposition_method(name: str, decomposition: type[Reduction] | type[Split], *,
+                         replace: bool = False) -> type[DecompositionMethod]:
+    """Make and register (in :data:`~schedkit.methods.METHODS`, under ``name``) the method
+    that runs ``decomposition``.
+
+    Its options are :class:`DecomposeOptions` plus the fields of
+    ``decomposition.Options``; its summary is the decomposition's.
+    """
+    own = decomposition.Options
+    if own is NoOptions:
+        options = DecomposeOptions
+    else:
+        clash = set(own.model_fields) & set(DecomposeOptions.model_fields)
+        if clash:
+            raise SchedkitError(f"decomposition '{name}': option '{sorted(clash)[0]}' is an option "
+                                f"of every decomposition method; rename it")
+        options = type(f"{decomposition.__name__}Options", (DecomposeOptions, own),
+                       {"__doc__": own.__doc__, "__module__": decomposition.__module__})
+    attrs = {"__doc__": decomposition.__doc__, "__module__": decomposition.__module__,
+             "__qualname__": f"{decomposition.__qualname__}Method",
+             "Options": options, "decomposition": decomposition}
+    cls = type(f"{decomposition.__name__}Method", (DecompositionMethod,), attrs)
+    return register_method(name, replace=replace)(cls)
+
+
+def register_decomposition(name: str, *, replace: bool = False, method: bool = True):
+    """Class decorator: register a :class:`Reduction` or :class:`Split` under ``name``.
+
+    With ``method=True`` (the default) a :class:`~schedkit.methods.Method` of the same
+    name is registered too (see :func:`decomposition_method`),
+    so that ``schedkit.solve(problem, name, inner="milp")`` runs it. A plug-in package lists
+    its module under the entry-point group ``schedkit.decompositions`` (and under
+    ``schedkit.methods``, so that the method registry finds it without the decomposition
+    registry being asked first).
+
+    Examples
+    --------
+    >>> class Whole(Split):
+    ...     '''One part: the problem itself.'''
+    ...     exactness = "equivalent"
+    ...     def apply(self, problem, blocks=None):
+    ...         return [problem], self.inverse(problem)
+    ...     def invert(self, results, inverse):
+    ...         return results[0]
+    >>> register_decomposition("whole_example")(Whole) is Whole
+    True
+    >>> DECOMPOSITIONS.get("whole_example").name
+    'whole_example'
+    >>> METHODS.get("whole_example").provenance
+    'decomposition'
+    """
+    def add(cls):
+        if not (isinstance(cls, type) and issubclass(cls, (Reduction, Split))):
+            raise TypeError(f"{getattr(cls, '__name__', cls)!r} is neither a Reduction nor a Split")
+        previous = _lookup(DECOMPOSITIONS, name)
+        DECOMPOSITIONS.register(name, cls, replace=replace)
+        if method:
+            try:
+                decomposition_method(name, cls, replace=replace)
+            except Exception:  # both registries or neither
+                DECOMPOSITIONS.unregister(name)
+                if previous is not None:
+                    DECOMPOSITIONS.register(name, previous)
+                raise
+        cls.name = name
+        return cls
+    return add
+
+
+def _lookup(registry: Registry, name: str) -> Any:
+    try:
+        return registry.get(name)
+    except SchedkitError:
+        return None
+
+
+def unregister_decomposition(name: str) -> None:
+    """Remove the decomposition ``name`` and the method registered with it (a test's entry)."""
+    cls = _lookup(DECOMPOSITIONS, name)
+    if cls is not None and getattr(_lookup(METHODS, name), "decomposition", None) is cls:
+        METHODS.unregister(name)
+    DECOMPOSITIONS.unregister(name)

@@ -1,0 +1,152 @@
+"""Parts: independent jobs as plain data, and the one function that solves one in any process.
+
+A :class:`Part` is what a decomposition ships to an executor: a problem spec as a
+``dict``, the name of a registered method and its options as a ``dict``. Nothing else
+travels: no :class:`~schedkit.problem.Problem`, no built model, no solver object, so a
+part pickles for a process pool, serialises for a Dask cluster and round-trips through
+JSON. :func:`solve_part` is a module-level function of such data: a worker imports
+schedkit, rebuilds the problem, runs the method (its schedule is validated there) and
+sends back the :class:`~schedkit.schedule.Result` as plain data.
+
+A part runs on one core: methods that take a ``threads`` option get ``threads=1`` unless
+the options say otherwise, so a pool of *k* processes asks for *k* cores (the ``milp``
+method would otherwise start a second thread for its bound search).
+
+Examples
+--------
+>>> from schedkit import Problem
+>>> from schedkit.schedule import Result
+>>> part = Part.of(Problem.load("examples/tiny.yaml"), "milp", {"time_limit": 30})
+>>> part.name, part.method, part.options
+('tiny', 'milp', {'time_limit': 30, 'threads': 1})
+>>> answer = solve_part(part.payload())       # plain data in, plain data out
+>>> result = Result.model_validate(answer)
+>>> result.status, round(result.objective, 3)
+('optimal', 4.516)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from schedkit.errors import SchedkitError
+from schedkit.methods import METHODS
+from schedkit.problem import Problem, ProblemSpec, parse_spec
+from schedkit.schedule import Result
+
+
+class PartError(SchedkitError):
+    """A part could not be solved: the message names the part and the method.
+
+    Only the message travels (it pickles as one argument), whatever error the worker met.
+    """
+
+
+def part_options(method: str, options: dict | None = None) -> dict:
+    """The options a part passes to ``method``: ``options`` plus ``threads=1`` when the
+    method takes a ``threads`` option and ``options`` does not set it.
+
+    Examples
+    --------
+    >>> part_options("milp", {"time_limit": 5})
+    {'time_limit': 5, 'threads': 1}
+    >>> part_options("milp", {"threads": 4})
+    {'threads': 4}
+    >>> part_options("heft")
+    {}
+    """
+    options = dict(options or {})
+    if "threads" not in options and "threads" in METHODS.get(method).Options.model_fields:
+        options["threads"] = 1
+    return options
+
+
+@dataclass(frozen=True)
+class Part:
+    """One independent job: a problem spec, a method name and its options, as plain data.
+
+    Parameters
+    ----------
+    problem : dict
+        The sub-problem in the ``schedkit/v1`` layout (see :meth:`of` to make it from a
+        :class:`~schedkit.problem.Problem`).
+    method : str
+        A name registered in :data:`~schedkit.methods.METHODS`.
+    options : dict
+        The method's options (JSON data: a formulation travels as its data, for instance
+        ``{"formulation": {"blocks": [...]}}``); ``threads=1`` is added for methods that
+        take it (see :func:`part_options`).
+    """
+
+    problem: dict
+    method: str = "milp"
+    options: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not isinstance(self.problem, dict):
+            raise SchedkitError(f"a part's problem is a dict of schedkit/v1 data, not "
+                                f"{type(self.problem).__name__} (use Part.of(problem, ...))")
+        object.__setattr__(self, "options", part_options(self.method, self.options))
+        try:
+            json.dumps([self.problem, self.options], allow_nan=True)
+        except (TypeError, ValueError) as exc:
+            raise SchedkitError(f"part '{self.name}': its options for method '{self.method}' must be "
+                                f"plain data (a formulation as its data): {exc}") from None
+
+    @classmethod
+    def of(cls, problem: Problem | ProblemSpec | dict, method: str = "milp",
+           options: dict | None = None) -> Part:
+        """The part that solves ``problem`` with ``method`` and ``options``."""
+        if isinstance(problem, Problem):
+            problem = problem.spec
+        if isinstance(problem, ProblemSpec):
+            problem = problem.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return cls(problem=problem, method=method, options=dict(options or {}))
+
+    @property
+    def name(self) -> str:
+        """The name of the part's problem."""
+        return str(self.problem.get("name", "?"))
+
+    def payload(self) -> dict:
+        """The data :func:`solve_part` takes: ``{"problem", "method", "options"}``."""
+        return {"problem": self.problem, "method": self.method, "options": dict(self.options)}
+
+
+def solve_part(payload: dict) -> dict:
+    """Solve one part given as plain data; return its result as plain data.
+
+    Module-level and free of state, so that any executor can ship it to a worker
+    process. The method's schedule is validated in the worker (by
+    :meth:`~schedkit.methods.Method.result`); the answer is
+    ``result.model_dump(mode="json", by_alias=True)``, which
+    ``Result.model_validate`` turns back into the same result (transfers keep their
+    ``from`` key).
+
+    Parameters
+    ----------
+    payload : dict
+        ``{"problem": spec data, "method": name, "options": dict}``, as made by
+        :meth:`Part.payload`.
+
+    Raises
+    ------
+    PartError
+        When the spec is invalid or the method fails with a schedkit error; the message
+        names the part and the method (other exceptions propagate unchanged).
+    """
+    data = payload["problem"]
+    method = payload["method"]
+    label = f"part '{data.get('name', '?') if isinstance(data, dict) else '?'}' ({method})"
+    try:
+        problem = Problem(parse_spec(data))
+        result = METHODS.get(method)(**payload.get("options", {})).result(problem)
+    except SchedkitError as exc:
+        raise PartError(f"{label}: {exc}") from None
+    return result.model_dump(mode="json", by_alias=True)
+
+
+def part_result(answer: dict) -> Result:
+    """The :class:`~schedkit.schedule.Result` of an answer of :func:`solve_part`."""
+    return Result.model_validate(answer)

@@ -1,0 +1,195 @@
+"""Reductions with checked inverse data: the contract every decomposition keeps (after cvxpy).
+
+A :class:`Reduction` turns one problem into one other problem (a coarsening, say); a
+:class:`Split` turns one problem into several independent sub-problems, the *parts*. Both
+return, beside their output, an :class:`InverseData`: what ``invert`` needs to turn the
+results of the output back into a :class:`~schedkit.schedule.Result` of the input. The
+inverse data remembers which reduction made it and from which problem (a
+:func:`fingerprint` of the spec), and :meth:`InverseData.check` refuses it anywhere else,
+after Pyomo's ``ReverseTransformationToken``.
+
+Every reduction declares how its output relates to its input (``exactness``):
+
+``equivalent``
+    Optimal answers of the output give optimal answers of the input (parts that share
+    nothing, for instance).
+``restriction``
+    Every answer of the output gives a valid answer of the input, maybe not an optimal
+    one, and its bounds say nothing about the input (a coarsening).
+``relaxation``
+    Answers are valid, and the bound ``invert`` reports is a valid lower bound of the input.
+
+:func:`~schedkit.decompose.chain.combine` derives the quality of a whole decomposition
+from these words; nothing else claims optimality.
+
+Examples
+--------
+>>> from schedkit import Problem
+>>> p = Problem.load("examples/tiny.yaml")
+>>> class Identity(Reduction):
+...     '''Leave the problem as it is.'''
+...     name = "identity_example"
+...     exactness = "equivalent"
+...     def apply(self, problem, blocks=None):
+...         return problem, self.inverse(problem, None)
+...     def invert(self, results, inverse):
+...         return results[0]
+>>> reduced, inverse = Identity().apply(p)
+>>> inverse.made_by, inverse.problem == fingerprint(p.spec)
+('identity_example', True)
+>>> inverse.check(Identity(), p)           # the same reduction on the same problem: fine
+>>> inverse.check("bridge_dp", p)
+Traceback (most recent call last):
+...
+schedkit.errors.SchedkitError: inverse data of reduction 'identity_example' used by 'bridge_dp'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from schedkit.errors import SchedkitError
+from schedkit.problem import Problem, ProblemSpec
+from schedkit.registry import Registry, one_line
+from schedkit.schedule import Result
+
+Exactness = Literal["equivalent", "restriction", "relaxation"]
+EXACTNESS: tuple[str, ...] = ("equivalent", "restriction", "relaxation")
+
+#: Registered decompositions (:class:`Reduction` and :class:`Split` subclasses), by name;
+#: :func:`~schedkit.decompose.method.register_decomposition` adds to it (and registers a method).
+DECOMPOSITIONS = Registry("decomposition", group="schedkit.decompositions")
+
+
+def fingerprint(spec: ProblemSpec | Problem | dict) -> str:
+    """A stable hash of a problem spec: the SHA-256 of its canonical JSON, 16 hex digits.
+
+    Two specs with the same data have the same fingerprint, in any process and on any
+    run; key order in the file does not matter.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> fingerprint(p) == fingerprint(p.spec) == fingerprint(Problem.load("examples/tiny.yaml"))
+    True
+    >>> len(fingerprint(p))
+    16
+    """
+    if isinstance(spec, Problem):
+        spec = spec.spec
+    data = spec.model_dump(mode="json", by_alias=True, exclude_none=True) \
+        if isinstance(spec, ProblemSpec) else spec
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class InverseData:
+    """What a reduction's ``invert`` needs, tagged with who made it and from what.
+
+    Attributes
+    ----------
+    made_by : str
+        The name of the reduction that made it.
+    problem : str
+        The :func:`fingerprint` of the spec it was made from.
+    payload : Any
+        The reduction's own data (task maps, boundary devices, merged members...).
+    """
+
+    made_by: str
+    problem: str
+    payload: Any = None
+
+    def check(self, reduction: Reduction | Split | str, spec: ProblemSpec | Problem | dict) -> None:
+        """Raise a one-line :class:`~schedkit.errors.SchedkitError` unless this inverse data
+        was made by ``reduction`` (an instance, a class or a name) from ``spec``."""
+        name = reduction if isinstance(reduction, str) else reduction.name
+        if name != self.made_by:
+            raise SchedkitError(f"inverse data of reduction '{self.made_by}' used by '{name}'")
+        found = fingerprint(spec)
+        if found != self.problem:
+            label = f" '{spec.name}'" if isinstance(spec, (Problem, ProblemSpec)) else ""
+            raise SchedkitError(f"inverse data of reduction '{self.made_by}' was made from problem "
+                                f"{self.problem}, not from problem{label} {found}")
+
+
+class NoOptions(BaseModel):
+    """A reduction without parameters."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class _Step(ABC):
+    """What :class:`Reduction` and :class:`Split` share: name, exactness, options, accepts."""
+
+    name: ClassVar[str] = ""
+    exactness: ClassVar[Exactness] = "restriction"
+    Options: ClassVar[type[BaseModel]] = NoOptions
+    """The reduction's parameters (a pydantic model); its fields become options of the
+    decomposition's method."""
+
+    def __init__(self, **options: Any):
+        try:
+            self.options = self.Options(**options)
+        except ValidationError as exc:
+            raise SchedkitError(one_line(exc, options, prefix=f"decomposition '{self.name}'",
+                                         extra="takes no option '{key}'")) from None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.exactness not in EXACTNESS:
+            raise TypeError(f"{cls.__name__}.exactness is {cls.exactness!r}, "
+                            f"not one of {', '.join(EXACTNESS)}")
+
+    def accepts(self, problem: Problem, blocks: list | None = None) -> bool:
+        """Whether this reduction applies to ``problem`` judged by ``blocks`` (default: yes)."""
+        return True
+
+    def inverse(self, problem: Problem | ProblemSpec, payload: Any = None) -> InverseData:
+        """Inverse data made by this reduction from ``problem``, carrying ``payload``."""
+        return InverseData(made_by=self.name, problem=fingerprint(problem), payload=payload)
+
+    @abstractmethod
+    def invert(self, results: list[Result], inverse: InverseData) -> Result:
+        """The result of the input problem from the results of the output(s).
+
+        Called only when every result carries a schedule. The quality, termination and
+        provenance of what it returns are decided afterwards by
+        :func:`~schedkit.decompose.chain.combine`; ``invert`` supplies the schedule of the
+        input problem (named after it) and, if it can, a bound.
+        """
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, {self.exactness})"
+
+
+class Reduction(_Step):
+    """A 1 -> 1 reduction: one problem becomes one other problem (a coarsening, say).
+
+    Subclasses set ``name`` and ``exactness`` and implement :meth:`apply` and
+    ``invert`` (which receives a list of one result).
+    """
+
+    @abstractmethod
+    def apply(self, problem: Problem, blocks: list | None = None) -> tuple[Problem, InverseData]:
+        """The reduced problem and the inverse data (see :meth:`inverse`)."""
+
+
+class Split(_Step):
+    """A 1 -> N split: one problem becomes independent sub-problems, the parts.
+
+    Subclasses set ``name`` and ``exactness`` and implement :meth:`apply` and
+    ``invert`` (which receives one result per part, in the order of the parts).
+    """
+
+    @abstractmethod
+    def apply(self, problem: Problem, blocks: list | None = None) -> tuple[list[Problem], InverseData]:
+        """The parts (sub-problems, each with its own name) and the inverse data."""

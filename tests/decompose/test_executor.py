@@ -1,0 +1,98 @@
+"""run_parts: serial and on a real process pool give the same schedules; submit/result only."""
+
+from concurrent.futures import Future, ProcessPoolExecutor
+
+import pytest
+
+from decompose_cases import Components, two_chains
+from schedkit import SchedkitError
+from schedkit.decompose import Part, PartError, make_executor, parse_executor, run_parts, usable_cores
+
+
+def parts(method="milp"):
+    subproblems, _ = Components().apply(two_chains())
+    return [Part.of(q, method) for q in subproblems] + [Part.of(two_chains(), method)]
+
+
+def rows(result):
+    return result.schedule.model_dump(mode="json", by_alias=True, exclude={"solve_seconds"})
+
+
+def test_serial_results_come_in_the_order_of_the_parts():
+    results = run_parts(parts())
+    assert [r.problem for r in results] == ["two_chains/0", "two_chains/1", "two_chains"]
+    assert [r.objective for r in results] == [8.0, 4.0, 8.0]
+
+
+@pytest.mark.parametrize("method", ["milp", "heft"])
+def test_a_process_pool_gives_the_serial_schedules(method):
+    """Integration: the parts cross a process boundary and come back the same."""
+    serial = run_parts(parts(method))
+    with ProcessPoolExecutor(max_workers=2) as executor:
+        pooled = run_parts(parts(method), executor)
+    assert [rows(r) for r in pooled] == [rows(r) for r in serial]
+    assert [(r.status, r.bound, r.provenance) for r in pooled] == \
+        [(r.status, r.bound, r.provenance) for r in serial]
+
+
+def test_make_executor_process_uses_the_usable_cores():
+    with make_executor("process") as executor:
+        assert isinstance(executor, ProcessPoolExecutor)
+        assert executor._max_workers == usable_cores()
+        results = run_parts(parts("heft"), executor)
+    assert [r.objective for r in results] == [8.0, 4.0, 8.0]
+    with make_executor("process:1") as executor:
+        assert executor._max_workers == 1
+
+
+class Backwards:
+    """An executor that only has submit(); its futures finish in reverse order."""
+
+    def __init__(self):
+        self.pending = []
+
+    def submit(self, fn, *args):
+        future = Future()
+        self.pending.append((future, fn, args))
+        if len(self.pending) == 3:
+            for waiting, job, data in reversed(self.pending):
+                waiting.set_result(job(*data))
+        return future
+
+
+def test_results_keep_submission_order_whatever_finishes_first():
+    seen = []
+    results = run_parts(parts("heft"), Backwards(), progress=lambda done, total: seen.append((done, total)))
+    assert [r.problem for r in results] == ["two_chains/0", "two_chains/1", "two_chains"]
+    assert seen == [(0, 3), (1, 3), (2, 3), (3, 3)]
+
+
+def test_the_first_failing_part_is_raised_and_the_rest_cancelled():
+    class Failing:
+        def __init__(self):
+            self.futures = []
+
+        def submit(self, fn, payload):
+            future = Future()
+            if payload["problem"]["name"] == "two_chains/0":
+                future.set_exception(PartError("part 'two_chains/0' (heft): broken"))
+            self.futures.append(future)
+            return future
+
+    executor = Failing()
+    with pytest.raises(PartError, match="broken"):
+        run_parts(parts("heft"), executor)
+    assert all(f.cancelled() for f in executor.futures[1:])
+
+
+def test_executor_words():
+    assert make_executor("serial") is None
+    assert parse_executor("process:4") == 4
+    assert parse_executor("process") == usable_cores()
+    for word in ("dask", "dask://scheduler:8786"):
+        with pytest.raises(SchedkitError, match=f"executor '{word}' needs the 'dask' extra"):
+            make_executor(word)
+    with pytest.raises(SchedkitError, match="unknown executor 'ray'"):
+        make_executor("ray")
+    with pytest.raises(SchedkitError, match="whole number >= 1"):
+        make_executor("process:0")

@@ -1,0 +1,68 @@
+"""Parts are plain data; solve_part's answer rebuilds the same Result (transfers keep 'from')."""
+
+import json
+import pickle
+
+import pytest
+
+from decompose_cases import TWO_CHAINS, two_chains
+from schedkit import SchedkitError
+from schedkit.decompose import Part, PartError, part_options, part_result, solve_part
+from schedkit.schedule import Result
+
+
+def test_a_part_is_plain_data_and_pickles():
+    part = Part.of(two_chains(), "milp", {"time_limit": 10})
+    assert part.name == "two_chains"
+    payload = part.payload()
+    assert set(payload) == {"problem", "method", "options"}
+    assert json.loads(json.dumps(payload)) == payload
+    assert pickle.loads(pickle.dumps(payload)) == payload
+    assert Part.of(part.problem, "milp", {"time_limit": 10}) == part
+
+
+def test_parts_run_on_one_thread_unless_told_otherwise():
+    assert Part.of(two_chains(), "milp").options == {"threads": 1}
+    assert Part.of(two_chains(), "milp", {"threads": 3}).options == {"threads": 3}
+    assert Part.of(two_chains(), "heft").options == {}  # heft takes no 'threads'
+    assert part_options("milp", {"gap": 0.1}) == {"gap": 0.1, "threads": 1}
+
+
+def test_a_part_refuses_what_is_not_plain_data():
+    with pytest.raises(SchedkitError, match="must be plain data"):
+        Part.of(two_chains(), "milp", {"formulation": object()})
+    with pytest.raises(SchedkitError, match="use Part.of"):
+        Part(two_chains(), "milp")
+    with pytest.raises(SchedkitError, match="unknown method 'nope'"):
+        Part.of(two_chains(), "nope")
+
+
+@pytest.mark.parametrize("method", ["milp", "heft"])
+def test_solve_part_round_trip_keeps_every_field(method):
+    answer = solve_part(Part.of(two_chains(), method).payload())
+    assert json.loads(json.dumps(answer)) == answer  # plain JSON data
+    transfers = answer["schedule"]["transfers"]
+    assert transfers and all("from" in t and "from_" not in t for t in transfers)
+    result = part_result(answer)
+    assert isinstance(result, Result)
+    assert result.schedule.transfers[0].from_ == "gpu0"
+    assert result.model_dump(mode="json", by_alias=True) == answer
+    assert Result.model_validate(answer) == result
+    p = two_chains()
+    result.to_schedule().validate(p)
+
+
+def test_solve_part_gives_the_method_result():
+    result = part_result(solve_part(Part.of(two_chains(), "milp").payload()))
+    assert (result.status, result.objective, result.provenance) == ("optimal", 8.0, "exact")
+    assert result.problem == "two_chains"
+
+
+def test_solve_part_names_the_part_when_it_fails():
+    bad = dict(TWO_CHAINS, name="broken", edges=[{"src": "a1", "dst": "zz"}])
+    with pytest.raises(PartError, match=r"^part 'broken' \(heft\): ") as error:
+        solve_part({"problem": bad, "method": "heft", "options": {}})
+    assert pickle.loads(pickle.dumps(error.value)).args == error.value.args
+    with pytest.raises(PartError, match=r"part 'two_chains' \(heft\): method 'heft' takes no option"):
+        solve_part({"problem": Part.of(two_chains(), "heft").problem, "method": "heft",
+                    "options": {"colour": 1}})
