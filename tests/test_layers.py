@@ -38,3 +38,17 @@ def test_data_layers_may_not_import_a_solver():
     assert {"pyomo", "highspy"} <= set(forbidden["forbidden_modules"])
     assert {"schedkit.problem", "schedkit.schedule", "schedkit.timing", "schedkit.blocks",
             "schedkit.validate", "schedkit.decompose"} <= set(forbidden["source_modules"])
+
+
+def test_no_import_cycles_between_kernel_modules():
+    import grimp
+    import networkx as nx
+
+    # Imports only a type checker sees (TYPE_CHECKING) are not cycles at run time.
+    graph = grimp.build_graph("schedkit", exclude_type_checking_imports=True)
+    edges = nx.DiGraph()
+    for module in graph.modules:
+        for target in graph.find_modules_directly_imported_by(module):
+            edges.add_edge(module, target)
+    cycles = [sorted(c) for c in nx.strongly_connected_components(edges) if len(c) > 1]
+    assert cycles == [], f"import cycles: {cycles}"

@@ -3,37 +3,13 @@
 import itertools
 
 from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
 
 import schedkit
 from schedkit import Problem, ProblemError
+from schedkit.testing.strategies import problems
 
-
-@st.composite
-def problems(draw):
-    m = draw(st.integers(2, 3))
-    n = draw(st.integers(1, 7))
-    devices = [f"d{k}" for k in range(m)]
-    spec_devices = []
-    for name in devices:
-        memory = draw(st.one_of(st.none(), st.integers(4, 20)))
-        spec_devices.append({"name": name} if memory is None else {"name": name, "memory": memory})
-    links = [{"src": devices[a], "dst": devices[b], "bandwidth": draw(st.integers(1, 5)),
-              "latency": draw(st.sampled_from([0, 0.5, 1]))}
-             for a in range(m) for b in range(a + 1, m)]
-    tasks = []
-    for i in range(n):
-        allowed = draw(st.lists(st.sampled_from(devices), min_size=1, max_size=m, unique=True))
-        task = {"name": f"t{i}", "durations": {d: draw(st.integers(0, 9)) for d in allowed},
-                "memory": draw(st.integers(0, 6))}
-        if draw(st.integers(0, 4)) == 0:
-            task["pin"] = [allowed[0]]
-        tasks.append(task)
-    edges = []
-    for j in range(1, n):
-        for i in draw(st.lists(st.integers(0, j - 1), max_size=2, unique=True)):
-            edges.append({"src": f"t{i}", "dst": f"t{j}", "size": draw(st.integers(0, 6))})
-    return {"name": "random", "devices": spec_devices, "links": links, "tasks": tasks, "edges": edges}
+#: Every pair of devices linked and no collocation: only memory can make an instance infeasible.
+MILP_PROBLEMS = problems(max_tasks=7, min_devices=2, max_devices=3, sparse_links=False, colocate=False)
 
 
 def memory_fits(p):
@@ -86,7 +62,7 @@ ZERO_LENGTH_WITHIN_TOLERANCE = {
 @example(data=ZERO_LENGTH_AT_START)
 @example(data=ZERO_LENGTH_WITHIN_TOLERANCE)
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(problems())
+@given(MILP_PROBLEMS)
 def test_milp_validates_and_beats_heft(data):
     try:
         p = Problem.from_dict(data)

@@ -1,4 +1,4 @@
-"""Tutorial: write a constraint block, register it, and use it from Python and YAML.
+"""Tutorial: write a constraint block (and a variable family), register them, use them from Python and YAML.
 
 Run from the repository root: ``python docs/tutorials/custom_block.py``.
 """
@@ -37,15 +37,15 @@ $$\sum_{i:\, d \in D_i} x_{i,d} \le {{ limit }} \qquad \forall d$$
 
     def build(self, ctx, blk):
         p = ctx.problem
-        rows = {}
-        for d, device in enumerate(p.devices):
-            # ctx.x(i, d) is a binary, or the constant 0/1 when the assignment is fixed
-            terms = [ctx.x(i, d) for i in range(len(p.tasks))]
-            variables = [t for t in terms if not isinstance(t, int)]
-            fixed = sum(t for t in terms if isinstance(t, int))
-            if variables:
-                rows[device] = (sum(variables), self.limit - fixed)
-        blk.count = pyo.Constraint(list(rows), rule=lambda b, dev: rows[dev][0] <= rows[dev][1])
+        tasks = range(len(p.tasks))
+
+        def count(b, device):
+            # ctx.x(i, d) is always a Pyomo linear expression: the binary, or the
+            # constant 0 or 1 when task i has one allowed device
+            d = p.device_index[device]
+            return sum(ctx.x(i, d) for i in tasks) <= self.limit
+
+        blk.count = pyo.Constraint(p.devices, rule=count)
 
     def violations(self, problem, schedule):
         used = Counter(run.device for run in schedule.tasks)
@@ -111,3 +111,90 @@ assert from_yaml.status == "optimal"
 assert from_yaml.method == "milp:max4"
 assert max(Counter(from_yaml.placement().values()).values()) <= 4
 assert unconstrained.makespan <= from_yaml.makespan <= schedule.makespan + 1e-9
+
+# [family]
+from schedkit.milp.families import Family, register_family
+
+
+@register_family("busy")
+class Busy(Family):
+    """Busy time of each device: b[d] = sum_i p[i,d] x[i,d]."""
+
+    requires = ("x",)        # made after the assignment binaries, which it is defined over
+    template = r"$b_d = \sum_{i} p_{i,d}\, x_{i,d}$: the busy time of device $d$."
+
+    def create(self):
+        ctx = self.ctx
+        p, x = ctx.problem, ctx.family("x")
+        self.cols = ctx.lin.add_columns("busy", [(d,) for d in p.devices], 0.0, sum(map(max, map(dict.values, p.durations))))
+        for d, device in enumerate(p.devices):
+            # b[d] - sum_i p[i,d] x[i,d] = constant (the tasks fixed to d)
+            cols, coefs, fixed = [self.cols[d]], [1.0], 0.0
+            for i, durations in enumerate(p.durations):
+                if d in durations:
+                    col = x.col(i, d)
+                    if col is None:
+                        fixed += durations[d]
+                    else:
+                        cols.append(col)
+                        coefs.append(-durations[d])
+            ctx.lin.add_row("busy", "definition", (device,), cols, coefs, fixed, fixed)
+
+    def col(self, d):
+        return self.cols[d]
+
+    def warm(self, schedule, values):
+        for d, device in enumerate(self.ctx.problem.devices):
+            values[self.cols[d]] = sum(r.end - r.start for r in schedule.tasks if r.device == device)
+# [/family]
+
+# [busy_block]
+@register_block("busy_limit")
+class BusyLimit(Block):
+    """No device is busy for more than ``limit`` time units."""
+
+    requires = frozenset({"busy"})
+    builds_rows = True               # sparse rows: no Pyomo object is made
+
+    limit: float
+    """Largest busy time of a device."""
+
+    template = r"$$b_d \le {{ limit }} \qquad \forall d$$"
+
+    def build(self, ctx, rows):
+        busy = ctx.family("busy")    # made here, on first use
+        for d, device in enumerate(ctx.problem.devices):
+            rows.add("cap", (device,), [busy.col(d)], [1.0], upper=self.limit)
+
+    def violations(self, problem, schedule):
+        busy = Counter()
+        for run in schedule.tasks:
+            busy[run.device] += run.end - run.start
+        return [f"device {device} is busy for {t:g}, more than {self.limit:g}"
+                for device, t in sorted(busy.items()) if t > self.limit + 1e-9]
+# [/busy_block]
+
+# [busy_solve]
+limited = schedkit.solve(problem, "milp", formulation={
+    "name": "latency_busy", "blocks": ["assignment", "placement", "precedence", "no_overlap", "memory",
+                                       {"busy_limit": {"limit": 3.7}}]})
+print(limited.summary())
+busy = Counter()
+for run in limited.tasks:
+    busy[run.device] += run.end - run.start
+print({device: round(t, 3) for device, t in busy.items()})
+# [/busy_solve]
+
+assert limited.status == "optimal"
+assert max(busy.values()) <= 3.7 + 1e-9
+assert limited.makespan > unconstrained.makespan
+
+# [busy_check]
+from schedkit.testing import check_block, check_family
+
+check_family("busy", problem)                      # warm values satisfy every row; read(warm(s)) == s
+check_block({"busy_limit": {"limit": 3.7}}, problem, feasible=limited, infeasible=unconstrained)
+print(schedkit.get_formulation({"blocks": ["assignment", {"busy_limit": {"limit": 3.7}}]}).describe())
+# [/busy_check]
+
+assert "b_d = \\sum" in schedkit.get_formulation({"blocks": ["assignment", {"busy_limit": {"limit": 3.7}}]}).describe()

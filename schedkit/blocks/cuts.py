@@ -33,6 +33,7 @@ another after $r$ (and the mirror with tails $q$):
 $$C \ge r + \sum_{i:\, r_i \ge r} p_{i,d}\, x_{i,d} + \min_{i:\, r_i \ge r} q_i$$
 
 With $r = 0$ this is the load row $C \ge \sum_i p_{i,d}\, x_{i,d}$.
+
 {% endif %}
 {% if chain %}
 For a task $j$, a device $d$ and a tail value $q$ among $j$'s descendants $k \succ j$ (at most

@@ -1,1 +1,18 @@
-"""The public conformance kit: what every block, family, method and reduction must pass."""
+"""The public conformance kit: what every block, family and method must pass.
+
+schedkit's own tests use it, and so can a plug-in's:
+
+- :func:`check_block`, :func:`check_family`, :func:`check_method` and
+  :func:`check_method_on` (in :mod:`schedkit.testing.checks`);
+- :data:`CATALOGUE` of small instances with known optima (:mod:`schedkit.testing.instances`);
+- hypothesis strategies :func:`~schedkit.testing.strategies.problems` and
+  :func:`~schedkit.testing.strategies.mappings` (:mod:`schedkit.testing.strategies`, which
+  needs the ``test`` extra).
+"""
+
+from schedkit.testing.checks import (check_block, check_family, check_method, check_method_on,
+                                     formulation_for, rows_broken_by)
+from schedkit.testing.instances import CATALOGUE, Instance, instance
+
+__all__ = ["check_block", "check_family", "check_method", "check_method_on", "formulation_for",
+           "rows_broken_by", "CATALOGUE", "Instance", "instance"]

@@ -55,6 +55,15 @@ def schedule(rows) -> Schedule:
 
 OPTIMAL = [("a", "gpu", 0, 1), ("c", "gpu", 1, 2), ("b", "cpu", 3.5, 7.5)]
 
+#: A schedule that breaks each semantic block (and only what the block's own test says).
+INFEASIBLE = {
+    "assignment": [("a", "gpu", 0, 1), ("c", "gpu", 1, 2), ("b", "cpu", 3.5, 6)],
+    "placement": [("a", "cpu", 0, 3), ("c", "gpu", 4.5, 5.5), ("b", "cpu", 3, 7)],
+    "precedence": [("a", "gpu", 0, 1), ("c", "gpu", 1, 2), ("b", "cpu", 1, 5)],
+    "no_overlap": [("a", "gpu", 0, 1), ("c", "gpu", 1, 2), ("b", "gpu", 1.5, 3.5)],
+    "memory": [("a", "gpu", 0, 1), ("c", "gpu", 1, 2), ("b", "gpu", 2, 4)],
+}
+
 
 def block(kind):
     """The block instance of ``kind`` as used in the golden formulation."""

@@ -9,6 +9,7 @@ only where :attr:`Feature.STOP_CALLBACK` is.
 
 Examples
 --------
+>>> from schedkit.milp.solvers import get_adapter
 >>> adapter = get_adapter("highs")
 >>> adapter.supports(Feature.STOP_CALLBACK), adapter.supports(Feature.FILE_IO)
 (True, False)
@@ -105,16 +106,3 @@ def register_solver(name: str, *, replace: bool = False):
         SOLVERS.register(name, cls, replace=replace)
         return cls
     return add
-
-
-def get_adapter(name: str) -> Adapter:
-    """The adapter of solver ``name``: a registered one, else any Pyomo solver by that name.
-
-    Raises :class:`~schedkit.errors.SolverError` when the solver is not available.
-    """
-    import schedkit.milp.solvers.highs  # noqa: F401 - registers 'highs'
-    from schedkit.milp.solvers.pyomo import PyomoSolver
-
-    if name in SOLVERS:
-        return SOLVERS.get(name)()
-    return PyomoSolver(name)
