@@ -30,7 +30,11 @@ METHODS = Registry("method", group="schedkit.methods")
 
 
 class MethodOptions(BaseModel):
-    """Options every method accepts; methods subclass this with their own fields."""
+    """Options every method accepts; methods subclass this with their own fields.
+
+    A field's attribute docstring (the string after it) documents it: the CLI's help and
+    the docs read it with :func:`~schedkit.registry.attribute_docs`.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

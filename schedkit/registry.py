@@ -20,7 +20,11 @@ schedkit.errors.SchedkitError: unknown color 'blue' (known: red)
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib
+import inspect
+import textwrap
 from importlib.metadata import entry_points
 from typing import Any, Callable
 
@@ -102,6 +106,47 @@ class Registry:
     def __contains__(self, name: str) -> bool:
         self._load()
         return name in self._entries
+
+
+def attribute_docs(cls: type) -> dict[str, str]:
+    """The attribute docstrings of a class and its bases: the string after each ``name: type``.
+
+    Read from the source only when asked for (help texts and docs), not when a model is
+    defined: pydantic's ``use_attribute_docstrings`` would read every option and block
+    class's source at import time. A class without source (made by ``type()``) inherits
+    its bases' docs.
+
+    Examples
+    --------
+    >>> class Options:
+    ...     seed: int = 0
+    ...     '''Seed of the random generator.'''
+    >>> attribute_docs(Options)     # no source for a class typed at a prompt
+    {}
+    >>> from schedkit.blocks import NoOverlap
+    >>> attribute_docs(NoOverlap)["encoding"].split()[:4]
+    ['How', 'the', 'disjunction', 'is']
+    """
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        docs.update(_own_attribute_docs(klass))
+    return docs
+
+
+@functools.cache
+def _own_attribute_docs(cls: type) -> dict[str, str]:
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError, SyntaxError):  # built-ins, type(...) classes, prompts
+        return {}
+    node = next((n for n in tree.body if isinstance(n, ast.ClassDef)), None)
+    docs = {}
+    for first, second in zip(node.body, node.body[1:]) if node is not None else ():
+        if isinstance(first, ast.AnnAssign) and isinstance(first.target, ast.Name) \
+                and isinstance(second, ast.Expr) and isinstance(second.value, ast.Constant) \
+                and isinstance(second.value.value, str):
+            docs[first.target.id] = inspect.cleandoc(second.value.value)
+    return docs
 
 
 def _origin(obj: Any) -> str:

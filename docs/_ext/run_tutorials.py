@@ -13,9 +13,7 @@ Set ``SCHEDKIT_DOCS_SKIP_TUTORIALS=1`` to skip step 2 while editing prose.
 
 from __future__ import annotations
 
-import ast
 import contextlib
-import inspect
 import io
 import os
 import re
@@ -85,32 +83,16 @@ def _title(text: str, char: str) -> str:
     return f"{text}\n{char * len(text)}\n"
 
 
-def _field_docs(cls) -> dict[str, str]:
-    """Attribute docstrings of a pydantic model's fields (the string after each field)."""
-    docs: dict[str, str] = {}
-    for klass in reversed(cls.__mro__):
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
-        except (OSError, TypeError, SyntaxError):
-            continue
-        body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
-        for a, b in zip(body, body[1:]):
-            if (isinstance(a, ast.AnnAssign) and isinstance(a.target, ast.Name)
-                    and isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)
-                    and isinstance(b.value.value, str)):
-                docs[a.target.id] = " ".join(b.value.value.split())
-    return docs
-
-
 def _fields_rst(cls) -> str:
+    from schedkit.registry import attribute_docs
+
     fields = getattr(cls, "model_fields", {})
     if not fields:
         return ""
-    docs = _field_docs(cls)
     lines = ["Parameters:\n"]
     for name, info in fields.items():
         default = "required" if info.is_required() else f"default ``{info.default!r}``"
-        doc = docs.get(name, "")
+        doc = " ".join((info.description or attribute_docs(cls).get(name, "")).split())
         lines.append(f"- ``{name}`` ({default}){': ' + doc if doc else ''}")
     return "\n".join(lines) + "\n"
 

@@ -32,8 +32,12 @@ from schedkit.errors import SchedkitError
 __all__ = ["build_parser", "main"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser of every command; each sub-parser's ``handler`` default runs it.
+
+    With ``argv``, only what that command line needs is generated: the ``solve`` flags
+    (every method's options) only for ``solve``, their help texts only with ``--help``.
+    Without, everything.
 
     Raises
     ------
@@ -50,7 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="schedkit",
         description="Map and schedule task graphs on heterogeneous devices as mixed-integer programs.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    add_solve_command(sub)
+    words = [] if argv is None else [a for a in argv if not a.startswith("-")]
+    solving = argv is None or not words or words[0] == "solve"
+    helping = argv is None or "-h" in argv or "--help" in argv
+    add_solve_command(sub, flags=solving, helps=helping)
     add_file_commands(sub)
     add_listing_commands(sub)
     add_convert_command(sub)
@@ -84,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     0
     """
     try:
-        parser = build_parser()
+        argv = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(argv)
     except SchedkitError as exc:
         return _error(str(exc))
     args = parser.parse_args(argv)

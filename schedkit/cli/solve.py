@@ -19,11 +19,7 @@ Examples
 from __future__ import annotations
 
 import argparse
-import ast
-import functools
-import inspect
 import re
-import textwrap
 import types
 import typing
 from dataclasses import dataclass
@@ -31,6 +27,7 @@ from typing import Any
 
 from schedkit.cli.common import EXIT_ERROR, load_problem
 from schedkit.errors import SchedkitError
+from schedkit.registry import attribute_docs
 
 __all__ = ["SolveFlag", "solve_flags", "field_help", "add_solve_command", "solve_options", "run_solve"]
 
@@ -115,26 +112,6 @@ def _scalar(annotation: Any) -> type:
     return str  # the method's model parses the text (a Literal, a path ...)
 
 
-@functools.cache
-def _attribute_docs(cls: type) -> dict[str, str]:
-    """Attribute docstrings (the string after ``name: type = value``) of one class body."""
-    try:
-        source = textwrap.dedent(inspect.getsource(cls))
-    except (OSError, TypeError):  # made with type(...) or defined interactively
-        return {}
-    tree = ast.parse(source)
-    node = next((n for n in tree.body if isinstance(n, ast.ClassDef)), None)
-    if node is None:
-        return {}
-    docs = {}
-    for first, second in zip(node.body, node.body[1:]):
-        if isinstance(first, ast.AnnAssign) and isinstance(first.target, ast.Name) \
-                and isinstance(second, ast.Expr) and isinstance(second.value, ast.Constant) \
-                and isinstance(second.value.value, str):
-            docs[first.target.id] = inspect.cleandoc(second.value.value)
-    return docs
-
-
 def _first_sentence(text: str) -> str:
     text = " ".join(text.split())
     text = re.sub(r":[\w:]+:`~?([^`<]*?)\s*(?:<[^>]*>)?`", r"\1", text)  # :mod:`x` -> x
@@ -144,7 +121,7 @@ def _first_sentence(text: str) -> str:
 
 
 def field_help(options: type, name: str) -> str:
-    """The help of an option field: its ``description``, else its attribute docstring's first sentence.
+    """The help of an option field: the first sentence of its description or attribute docstring.
 
     Parameters
     ----------
@@ -164,15 +141,8 @@ def field_help(options: type, name: str) -> str:
     >>> field_help(MilpOptions, "solver")
     'highs (embedded) or any Pyomo solver name.'
     """
-    info = options.model_fields[name]
-    if info.description:
-        return _first_sentence(info.description)
-    for klass in options.__mro__:
-        if name in vars(klass).get("__annotations__", {}):
-            doc = _attribute_docs(klass).get(name)
-            if doc:
-                return _first_sentence(doc)
-    return ""
+    text = options.model_fields[name].description or attribute_docs(options).get(name)
+    return _first_sentence(text) if text else ""
 
 
 def _short_flag(info: Any) -> str | None:
@@ -204,13 +174,15 @@ def _shown_default(value: Any) -> str | None:
     return str(value)
 
 
-def solve_flags(methods: list[tuple[str, type]] | None = None) -> list[SolveFlag]:
+def solve_flags(methods: list[tuple[str, type]] | None = None, helps: bool = True) -> list[SolveFlag]:
     """The generated flags of ``schedkit solve``, one per distinct option field name.
 
     Parameters
     ----------
     methods : list of (str, type), optional
         ``(name, Method class)`` pairs; by default every registered method.
+    helps : bool
+        Write each flag's help text (else only the list of methods that take it).
 
     Returns
     -------
@@ -264,19 +236,23 @@ def solve_flags(methods: list[tuple[str, type]] | None = None) -> list[SolveFlag
         shown = _shown_default(uses[0][1]) if len(defaults) == 1 and not default_false else None
         if shown is not None:
             note += f"; default: {shown}"
-        text = field_help(options, name)
+        text = field_help(options, name) if helps else ""
         flags.append(SolveFlag(name, strings, kind, default_false,
                                f"{text} [{note}]" if text else f"[{note}]", tuple(takers)))
     return flags
 
 
-def add_solve_command(subparsers: Any) -> argparse.ArgumentParser:
+def add_solve_command(subparsers: Any, flags: bool = True, helps: bool = True) -> argparse.ArgumentParser:
     """Add ``solve`` with a flag per option field of every registered method.
 
     Parameters
     ----------
     subparsers : argparse._SubParsersAction
         What ``ArgumentParser.add_subparsers()`` returned.
+    flags : bool
+        Generate the method flags (another command's line does not need them).
+    helps : bool
+        Write their help texts (read from the option classes' source: only for ``--help``).
 
     Returns
     -------
@@ -291,7 +267,7 @@ def add_solve_command(subparsers: Any) -> argparse.ArgumentParser:
     >>> args.method, args.seed, args.time_limit
     ('annealing', 4, None)
     """
-    flags = solve_flags()
+    generated = solve_flags(helps=helps) if flags else []
     p = subparsers.add_parser(
         "solve", help="solve a problem and print a summary",
         description="Solve a problem with a registered method and print a one-line summary. "
@@ -304,9 +280,9 @@ def add_solve_command(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--show", action="store_true", help="print the schedule, device by device")
     p.add_argument("-o", "--output", help="write the schedule (JSON) here")
     group = p.add_argument_group("method options")
-    for flag in flags:
+    for flag in generated:
         flag.add_to(group)
-    p.set_defaults(handler=run_solve, solve_flags=flags)
+    p.set_defaults(handler=run_solve, solve_flags=generated)
     return p
 
 

@@ -24,7 +24,7 @@ True
 >>> make_executor("dask")
 Traceback (most recent call last):
 ...
-schedkit.errors.SchedkitError: executor 'dask' needs the 'dask' extra and comes with the decompositions issue; use 'serial' or 'process' for now
+schedkit.errors.SchedkitError: executor 'dask' is not available yet; use 'serial' or 'process'
 """
 
 from __future__ import annotations
@@ -154,6 +154,5 @@ def parse_executor(spec: str) -> int | None:
                                 f"number >= 1")
         return int(count)
     if word == "dask" or word.startswith("dask://"):
-        raise SchedkitError(f"executor '{word}' needs the 'dask' extra and comes with the "
-                            f"decompositions issue; use 'serial' or 'process' for now")
+        raise SchedkitError(f"executor '{word}' is not available yet; use 'serial' or 'process'")
     raise SchedkitError(f"unknown executor '{spec}' (known: {', '.join(EXECUTORS)})")

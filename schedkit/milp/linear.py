@@ -220,10 +220,15 @@ class LinearModel:
         return out, where
 
     # ------------------------------------------------------------------ checks
-    def violated_rows(self, values: Sequence[float], tol: float = 1e-6) -> list[str]:
-        """Names of rows and column bounds that ``values`` breaks (a solution check)."""
+    def violated_rows(self, values: Sequence[float | None], tol: float = 1e-6) -> list[str]:
+        """Names of rows and column bounds that ``values`` breaks (a solution check).
+
+        A ``None`` value is unknown: its bounds and the rows it appears in are not checked.
+        """
         out = []
         for c, v in enumerate(values):
+            if v is None:
+                continue
             slack = tol * max(1.0, abs(v))
             if v < self.lower[c] - slack or v > self.upper[c] + slack:
                 out.append(self.column_name(c))
@@ -231,6 +236,8 @@ class LinearModel:
                 out.append(self.column_name(c))
         for r in range(self.num_rows):
             cols, coefs = self.row(r)
+            if any(values[c] is None for c in cols):
+                continue
             activity = sum(a * values[c] for c, a in zip(cols, coefs))
             slack = tol * max(1.0, abs(activity), *(abs(a * values[c]) for c, a in zip(cols, coefs)))
             if activity < self.row_lower[r] - slack or activity > self.row_upper[r] + slack:

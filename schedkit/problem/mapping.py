@@ -77,7 +77,8 @@ def mapping_error(problem: Problem, device_of: Sequence[int]) -> str | None:
     used = memory_loads(problem, device_of)
     for d, cap in enumerate(problem.device_memory):
         if not fits(used[d], cap):
-            return f"device {problem.devices[d]}: the tasks mapped to it need {used[d]:g} of memory, capacity {cap:g}"
+            return (f"device {problem.devices[d]}: the tasks mapped to it need {used[d]:g} of memory, "
+                    f"capacity {cap:g}")
     for group, members in problem.colocate_groups.items():
         devices = {device_of[i] for i in members}
         if len(devices) > 1:

@@ -11,8 +11,8 @@ schedkit's own tests use it, and so can a plug-in's:
 """
 
 from schedkit.testing.checks import (check_block, check_family, check_method, check_method_on,
-                                     formulation_for, rows_broken_by)
+                                     formulation_for)
 from schedkit.testing.instances import CATALOGUE, Instance, instance
 
 __all__ = ["check_block", "check_family", "check_method", "check_method_on", "formulation_for",
-           "rows_broken_by", "CATALOGUE", "Instance", "instance"]
+           "CATALOGUE", "Instance", "instance"]

@@ -30,8 +30,7 @@ from schedkit.testing.instances import CATALOGUE, Instance
 from schedkit.timing import list_schedule, to_schedule
 from schedkit.validate import semantic_blocks, violations
 
-__all__ = ["check_block", "check_family", "check_method", "check_method_on", "formulation_for",
-           "rows_broken_by"]
+__all__ = ["check_block", "check_family", "check_method", "check_method_on", "formulation_for"]
 
 
 def formulation_for(blocks: Iterable[Block | str | dict] = (), families: Iterable[str] = (),
@@ -73,25 +72,6 @@ def formulation_for(blocks: Iterable[Block | str | dict] = (), families: Iterabl
     return Formulation(name=name, blocks=tuple(ordered))
 
 
-def rows_broken_by(built, values: Sequence) -> list[str]:
-    """Names of the rows of ``built`` that column ``values`` break (rows with an unknown column skipped)."""
-    lin = built.linear
-    out = []
-    for r in range(lin.num_rows):
-        cols, coefs = lin.row(r)
-        if any(values[c] is None for c in cols):
-            continue
-        terms = [a * values[c] for c, a in zip(cols, coefs)]
-        activity = sum(terms)
-        slack = 1e-6 * max([1.0, abs(activity)] + [abs(t) for t in terms])
-        if activity < lin.row_lower[r] - slack or activity > lin.row_upper[r] + slack:
-            out.append(lin.row_name(r))
-    for c, v in enumerate(values):
-        if v is not None and not (lin.lower[c] - 1e-6 * max(1.0, abs(v)) <= v <= lin.upper[c] + 1e-6 * max(1.0, abs(v))):
-            out.append(lin.column_name(c))
-    return out
-
-
 def check_block(block: Block | str | dict, problem: Problem, feasible: Schedule,
                 infeasible: Schedule | None = None) -> None:
     """Check a block's duties on ``problem``.
@@ -122,9 +102,10 @@ def check_block(block: Block | str | dict, problem: Problem, feasible: Schedule,
             f"block '{kind}': violations must be one-line messages: {found}"
     formulation = formulation_for([block], name=f"conformance_{kind}")
     others = violations(problem, feasible, formulation.blocks)
-    assert others == [], f"block '{kind}': the feasible schedule breaks the formulation {formulation.to_data()}: {others}"
+    assert others == [], \
+        f"block '{kind}': the feasible schedule breaks the formulation {formulation.to_data()}: {others}"
     built = formulation.build(problem, horizon=feasible.makespan, warm=feasible)
-    broken = rows_broken_by(built, warm_values(built, feasible))
+    broken = built.linear.violated_rows(warm_values(built, feasible))
     assert broken == [], f"block '{kind}': rows cut off the feasible schedule: {broken[:5]}"
 
 
@@ -156,8 +137,8 @@ def check_family(name: str, problem: Problem, schedule: Schedule | None = None) 
     built = formulation.build(problem, horizon=schedule.makespan, warm=schedule)
     family = built.context.family(name)
     values = warm_values(built, schedule)
-    assert None not in values, f"family '{name}': warm() leaves columns of the built-in families without a value"
-    broken = rows_broken_by(built, values)
+    assert None not in values, f"family '{name}': warm() leaves columns of the model's families without a value"
+    broken = built.linear.violated_rows(values)
     assert broken == [], f"family '{name}': warm values of a valid schedule break {broken[:5]}"
     again = read_schedule(built, values, schedule.method)
     tol = time_tolerance(schedule.makespan)

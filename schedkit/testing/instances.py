@@ -106,7 +106,8 @@ def topcuoglu2002() -> dict:
     devices = ["p1", "p2", "p3"]
     return {"format": "schedkit/v1", "name": "topcuoglu2002",
             "devices": [{"name": d} for d in devices],
-            "links": [{"src": a, "dst": b, "bandwidth": 1} for a, b in (("p1", "p2"), ("p1", "p3"), ("p2", "p3"))],
+            "links": [{"src": a, "dst": b, "bandwidth": 1}
+                      for a, b in (("p1", "p2"), ("p1", "p3"), ("p2", "p3"))],
             "tasks": [{"name": t, "durations": dict(zip(devices, times))}
                       for t, times in _TOPCUOGLU_DURATIONS.items()],
             "edges": [{"src": a, "dst": b, "size": s} for a, b, s in _TOPCUOGLU_EDGES]}

@@ -168,8 +168,8 @@ def test_the_method_is_listed_with_the_decomposition_summary():
 @pytest.mark.parametrize("options, message", [
     ({"inner": "components"}, "the inner method cannot be 'components' itself"),
     ({"inner": "nope"}, "unknown method 'nope'"),
-    ({"executor": "dask"}, "executor 'dask' needs the 'dask' extra"),
-    ({"executor": "dask://host:8786"}, "executor 'dask://host:8786' needs the 'dask' extra"),
+    ({"executor": "dask"}, "executor 'dask' is not available yet"),
+    ({"executor": "dask://host:8786"}, "executor 'dask://host:8786' is not available yet"),
     ({"inner": "milp", "inner_options": {"formulation": "nope"}}, "nope"),
     ({"inner": "heft", "inner_options": {"threads": 2}}, "method 'heft' takes no option 'threads'"),
 ])

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from method_contract import example
-from random_problems import problem_data
+from schedkit.testing.strategies import problems as problem_data
 from schedkit import Problem, ProblemError
 from schedkit.heuristics.components import (fastest_device_rule, fastest_devices, order_priority,
                                             upward_rank_priority)

@@ -3,7 +3,7 @@
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from random_problems import problem_data
+from schedkit.testing.strategies import problems as problem_data
 from schedkit import Problem, ProblemError, SchedkitError, list_methods, solve
 from schedkit.problem.bounds import lower_bound
 from schedkit.timing import SimState, simulate

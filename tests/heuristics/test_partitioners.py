@@ -3,7 +3,7 @@
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from random_problems import problem_data
+from schedkit.testing.strategies import problems as problem_data
 from schedkit import Problem, ProblemError
 from schedkit.problem.mapping import check_mapping
 from schedkit.generators import erdos_renyi, layered

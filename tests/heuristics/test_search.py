@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from random_problems import problem_data
+from schedkit.testing.strategies import problems as problem_data
 from schedkit import Problem, ProblemError
 from schedkit.heuristics.components import order_priority
 from schedkit.timing import bfs_order

@@ -8,8 +8,6 @@ bound meets its incumbent.
 
 from __future__ import annotations
 
-import numpy as np
-
 from schedkit.errors import SolverError
 from schedkit.milp.solvers.base import (Adapter, Feature, Helper, RawSolution, SolveOptions,
                                         register_solver)
@@ -26,6 +24,7 @@ class Highs(Adapter):
     def solve(self, built, options: SolveOptions, start: list | None = None,
               beside: Helper | None = None) -> RawSolution:
         import highspy
+        import numpy as np
 
         from schedkit.milp.race import Shared, run_beside
 
@@ -68,6 +67,7 @@ def highs_for(lin, time_limit=None, gap=None, verbose=False):
     and its thread pool is sized once per process.
     """
     import highspy
+    import numpy as np
 
     h = highspy.Highs()
     h.setOptionValue("output_flag", bool(verbose))
@@ -101,5 +101,7 @@ def highs_for(lin, time_limit=None, gap=None, verbose=False):
 
 def set_start(h, values) -> None:
     """Give HiGHS a starting solution: ``values`` per column, ``None`` where unknown."""
+    import numpy as np
+
     index = np.array([c for c, v in enumerate(values) if v is not None], dtype=np.int32)
     h.setSolution(len(index), index, np.array([values[c] for c in index], dtype=float))
