@@ -3,9 +3,35 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["add_listing_commands", "run_describe", "run_methods", "run_blocks", "run_formulations"]
+__all__ = ["add_listing_commands", "run_describe", "run_listing", "LISTINGS"]
+
+
+def _methods() -> list[tuple[str, str]]:
+    from schedkit.methods import list_methods
+
+    return list_methods()
+
+
+def _blocks() -> list[tuple[str, str]]:
+    from schedkit.milp.formulation import list_blocks
+
+    return list_blocks()
+
+
+def _formulations() -> list[tuple[str, str]]:
+    from schedkit.milp.formulation import list_formulations
+
+    return list_formulations()
+
+
+#: Listing command -> (help, rows of (name, summary), width of the name column).
+LISTINGS: dict[str, tuple[str, Callable[[], list[tuple[str, str]]], int]] = {
+    "methods": ("list the registered methods", _methods, 24),
+    "blocks": ("list the registered constraint blocks", _blocks, 16),
+    "formulations": ("list the preset formulations", _formulations, 12),
+}
 
 
 def add_listing_commands(subparsers: Any) -> None:
@@ -26,25 +52,12 @@ def add_listing_commands(subparsers: Any) -> None:
     p = subparsers.add_parser("describe", help="print a formulation's mathematics")
     p.add_argument("formulation", nargs="?", default="latency")
     p.set_defaults(handler=run_describe)
-    subparsers.add_parser("methods", help="list the registered methods").set_defaults(handler=run_methods)
-    subparsers.add_parser("blocks", help="list the registered constraint blocks").set_defaults(
-        handler=run_blocks)
-    subparsers.add_parser("formulations", help="list the preset formulations").set_defaults(
-        handler=run_formulations)
+    for command, (text, _, _) in LISTINGS.items():
+        subparsers.add_parser(command, help=text).set_defaults(handler=run_listing)
 
 
 def run_describe(args: argparse.Namespace) -> int:
     """Handle ``schedkit describe``: a formulation's mathematics as Markdown with LaTeX.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status.
 
     Examples
     --------
@@ -59,82 +72,17 @@ def run_describe(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_methods(args: argparse.Namespace) -> int:
-    """Handle ``schedkit methods``: one line per registered method.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status.
+def run_listing(args: argparse.Namespace) -> int:
+    """Handle ``schedkit methods|blocks|formulations``: one line per registered entry.
 
     Examples
     --------
-    >>> run_methods(argparse.Namespace())
-    annealing                Simulated annealing ...
-    ...
-    milp                     Exact MILP: ...
+    >>> run_listing(argparse.Namespace(command="blocks"))
+    assignment       Each task runs on exactly one of its allowed devices, for its duration there.
     ...
     0
     """
-    from schedkit.methods import list_methods
-
-    for name, summary in list_methods():
-        print(f"{name:24} {summary}")
-    return 0
-
-
-def run_blocks(args: argparse.Namespace) -> int:
-    """Handle ``schedkit blocks``: one line per registered constraint block.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status.
-
-    Examples
-    --------
-    >>> run_blocks(argparse.Namespace())
-    assignment ...
-    0
-    """
-    from schedkit.milp.formulation import list_blocks
-
-    for kind, summary in list_blocks():
-        print(f"{kind:16} {summary}")
-    return 0
-
-
-def run_formulations(args: argparse.Namespace) -> int:
-    """Handle ``schedkit formulations``: one line per preset formulation.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status.
-
-    Examples
-    --------
-    >>> run_formulations(argparse.Namespace())
-    jssp ...
-    0
-    """
-    from schedkit.milp.formulation import list_formulations
-
-    for name, blocks in list_formulations():
-        print(f"{name:12} {blocks}")
+    _, rows, width = LISTINGS[args.command]
+    for name, summary in rows():
+        print(f"{name:{width}} {summary}")
     return 0
