@@ -14,7 +14,7 @@ partitioner again in a safe mode that never does; so a partitioner raises
 Definitions: **speed**, **total rank** (upward plus downward rank, HEFT's mean costs of
 :mod:`schedkit.problem.graph`) and **critical path** are those of
 :mod:`schedkit.heuristics.measures`; equal ranks, within rounding, go to the lower index.
-**Speed-proportional quotas** (:func:`~schedkit.heuristics.placement.quota_walk`): the
+**Speed-proportional quotas** (:func:`quota_walk`): the
 mean costs of all units split over the devices in proportion to their speed; walking
 through the units in order, a unit joins the batch of the device whose quota contains
 the middle of its cost (when that device cannot take it, the next devices in the order
@@ -67,10 +67,10 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Callable
+from typing import Callable, Sequence
 
 from schedkit.heuristics.measures import critical_path_tasks, decreasing, device_speeds, total_rank
-from schedkit.heuristics.placement import Placer, partition, quota_walk
+from schedkit.heuristics.placement import Placer, partition
 from schedkit.numerics import fits, shorter, time_tolerance
 from schedkit.problem import Problem
 from schedkit.problem.graph import mean_costs
@@ -116,6 +116,45 @@ class _TrafficRows:
 def _unit_key(seed: int, name: str) -> float:
     digest = hashlib.blake2b(name.encode(), digest_size=8, key=str(seed).encode()).digest()
     return int.from_bytes(digest, "big") / 2.0 ** 64
+
+
+def quota_walk(placer: Placer, order: Sequence[int], devices: Sequence[int],
+               speeds: Sequence[float], weight: Sequence[float]) -> None:
+    """Place the units of ``order`` in consecutive batches over ``devices``, by speed.
+
+    Each device's quota of the total ``weight`` is proportional to its speed; walking
+    through ``order``, a unit joins the batch of the device whose quota contains the
+    middle of its weight (when that device cannot take it, the next devices are tried).
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.from_dict({"devices": [{"name": "a"}, {"name": "b"}],
+    ...                        "tasks": [{"name": f"t{i}", "work": 1} for i in range(4)]})
+    >>> placer = Placer(p, "example")
+    >>> quota_walk(placer, [0, 1, 2, 3], [1, 0], [3.0, 1.0], [1.0] * 4)   # b first, a 3x faster
+    >>> placer.device_of
+    [1, 0, 0, 0]
+    """
+    devices = [d for d in devices if speeds[d] > 0] or list(devices)
+    total = sum(weight[u] for u in order)
+    if total <= 0:
+        weight = [1.0] * len(weight)
+        total = float(len(order))
+    share = sum(speeds[d] for d in devices) or 1.0
+    bounds = []
+    acc = 0.0
+    for d in devices:
+        acc += total * (speeds[d] / share if share else 1 / len(devices))
+        bounds.append(acc)
+    k = 0
+    done = 0.0
+    for u in order:
+        middle = done + weight[u] / 2
+        while k < len(devices) - 1 and middle > bounds[k]:
+            k += 1
+        placer.place(u, devices[k:] + devices[:k])
+        done += weight[u]
 
 
 # ---------------------------------------------------------------------- partitioners

@@ -38,13 +38,13 @@ True
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable
 
 from schedkit.errors import ProblemError
 from schedkit.numerics import fits
 from schedkit.problem import Problem
 
-__all__ = ["Placer", "NoRoom", "partition", "quota_walk"]
+__all__ = ["Placer", "NoRoom", "partition"]
 
 #: Search nodes (unit placements tried) for the first feasibility search, per unit, and in all
 #: for the searches made when a partitioner's choice departs from the known completion.
@@ -379,42 +379,3 @@ def partition(problem: Problem, who: str, body: Callable[..., list[int]], **opti
         return body(Placer(problem, who), **options)
     except NoRoom:
         return body(Placer(problem, who, safe=True), **options)
-
-
-def quota_walk(placer: Placer, order: Sequence[int], devices: Sequence[int],
-               speeds: Sequence[float], weight: Sequence[float]) -> None:
-    """Place the units of ``order`` in consecutive batches over ``devices``, by speed.
-
-    Each device's quota of the total ``weight`` is proportional to its speed; walking
-    through ``order``, a unit joins the batch of the device whose quota contains the
-    middle of its weight (when that device cannot take it, the next devices are tried).
-
-    Examples
-    --------
-    >>> from schedkit import Problem
-    >>> p = Problem.from_dict({"devices": [{"name": "a"}, {"name": "b"}],
-    ...                        "tasks": [{"name": f"t{i}", "work": 1} for i in range(4)]})
-    >>> placer = Placer(p, "example")
-    >>> quota_walk(placer, [0, 1, 2, 3], [1, 0], [3.0, 1.0], [1.0] * 4)   # b first, a 3x faster
-    >>> placer.device_of
-    [1, 0, 0, 0]
-    """
-    devices = [d for d in devices if speeds[d] > 0] or list(devices)
-    total = sum(weight[u] for u in order)
-    if total <= 0:
-        weight = [1.0] * len(weight)
-        total = float(len(order))
-    share = sum(speeds[d] for d in devices) or 1.0
-    bounds = []
-    acc = 0.0
-    for d in devices:
-        acc += total * (speeds[d] / share if share else 1 / len(devices))
-        bounds.append(acc)
-    k = 0
-    done = 0.0
-    for u in order:
-        middle = done + weight[u] / 2
-        while k < len(devices) - 1 and middle > bounds[k]:
-            k += 1
-        placer.place(u, devices[k:] + devices[:k])
-        done += weight[u]
