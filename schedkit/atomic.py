@@ -1,10 +1,60 @@
-"""Atomic file output: a reader never sees a half-written file."""
+"""Atomic file output: a reader never sees a half-written file, and nothing is lost.
+
+:func:`check_output` refuses, before any work, an output path that cannot be written or
+that would overwrite an input; :func:`write_text_atomic` and :func:`atomic_output` write
+through a temporary file in the target folder and rename it, leaving nothing behind
+when anything fails.
+"""
 
 from __future__ import annotations
 
 import os
 import tempfile
 from pathlib import Path
+from typing import Iterable
+
+from schedkit.errors import SchedkitError
+
+
+def check_output(path: str | Path, inputs: Iterable[str | Path | None] = (),
+                 suffixes: Iterable[str] = ()) -> None:
+    """Refuse an output path before any work is done, with a one-line error naming it.
+
+    Refused: a path that is one of ``inputs`` (same file, however written), an existing
+    folder, a missing parent folder, a folder or file without write permission, and a
+    suffix outside ``suffixes`` (when given).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> check_output(folder / "out.json", inputs=["examples/tiny.yaml"])
+    >>> check_output("examples/tiny.yaml", inputs=["examples/../examples/tiny.yaml"])
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.SchedkitError: examples/tiny.yaml: the output would overwrite an input file
+    >>> check_output(folder / "missing" / "out.json")
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.SchedkitError: .../missing/out.json: no such folder: .../missing
+    """
+    path = Path(path)
+    text = str(path)
+    if text in ("", "-"):
+        raise SchedkitError(f"{text or 'output'}: not a file name")
+    for given in inputs:
+        if given is not None and Path(given).exists() and path.exists() and path.samefile(given):
+            raise SchedkitError(f"{text}: the output would overwrite an input file")
+    if path.is_dir():
+        raise SchedkitError(f"{text}: is a folder, not a file")
+    allowed = [s.lower() for s in suffixes]
+    if allowed and path.suffix.lower() not in allowed:
+        raise SchedkitError(f"{text}: unknown file type '{path.suffix}' (use {', '.join(allowed)})")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise SchedkitError(f"{text}: no such folder: {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise SchedkitError(f"{text}: permission denied")
 
 
 def _default_mode() -> int:
@@ -59,8 +109,11 @@ class _AtomicPath:
         return self.tmp
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            os.chmod(self.tmp, _default_mode())
-            os.replace(self.tmp, self.path)
-        elif self.tmp.exists():
-            self.tmp.unlink()
+        try:
+            if exc_type is None:
+                os.chmod(self.tmp, _default_mode())
+                os.replace(self.tmp, self.path)
+        finally:
+            # A failed write or rename (the target is a folder, say) leaves no partial file.
+            if self.tmp.exists():
+                self.tmp.unlink()

@@ -7,7 +7,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from schedkit.cli.common import EXIT_INVALID, add_formulation, load_problem
+from schedkit.cli.common import (EXIT_INVALID, PROBLEM_FILES, SCHEDULE_FILES, add_formulation, files,
+                                  load_problem)
 
 __all__ = ["add_file_commands", "add_convert_command", "run_validate", "run_export",
            "run_load_solution", "run_convert", "write_problem_data"]
@@ -31,20 +32,21 @@ def add_file_commands(subparsers: Any) -> None:
     p = subparsers.add_parser("validate", help="check a schedule against its problem")
     p.add_argument("problem")
     p.add_argument("schedule")
-    p.set_defaults(handler=run_validate)
+    p.set_defaults(handler=run_validate, **files(("problem", "schedule")))
 
     p = subparsers.add_parser("export", help="write the MILP as an LP or MPS file for any solver")
     p.add_argument("problem")
     add_formulation(p)
     p.add_argument("-o", "--output", required=True, help="model.lp or model.mps")
-    p.set_defaults(handler=run_export)
+    p.set_defaults(handler=run_export, **files(("problem", "formulation"), {"output": (".lp", ".mps")}))
 
     p = subparsers.add_parser("load-solution", help="turn an external solver's solution into a schedule")
     p.add_argument("problem")
     p.add_argument("solution", help="solution file of a model written by 'schedkit export'")
     add_formulation(p)
     p.add_argument("-o", "--output", help="write the schedule (JSON) here")
-    p.set_defaults(handler=run_load_solution)
+    p.set_defaults(handler=run_load_solution,
+                   **files(("problem", "solution", "formulation"), {"output": SCHEDULE_FILES}))
 
 
 def add_convert_command(subparsers: Any) -> argparse.ArgumentParser:
@@ -89,7 +91,7 @@ def add_convert_command(subparsers: Any) -> argparse.ArgumentParser:
                    help="source format, an importer listed below")
     p.add_argument("file", metavar="FILE", help="the file to convert")
     p.add_argument("-o", "--output", required=True, help="problem file to write (.json or .yaml)")
-    p.set_defaults(handler=run_convert)
+    p.set_defaults(handler=run_convert, **files(("file",), {"output": PROBLEM_FILES}))
     return p
 
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from schedkit.cli.common import PROBLEM_FILES, files
 from schedkit.errors import ProblemError, SchedkitError
 
 __all__ = ["add_generate_command", "run_generate"]
@@ -48,7 +49,7 @@ def add_generate_command(subparsers: Any) -> argparse.ArgumentParser:
         p.add_argument("--name", default=None, help="problem name")
         p.add_argument("-o", "--output", default=None, metavar="FILE",
                        help="output file, .json or .yaml/.yml (default: JSON on stdout)")
-        p.set_defaults(handler=run_generate)
+        p.set_defaults(handler=run_generate, **files((), {"output": PROBLEM_FILES}))
 
     lay = kinds.add_parser("layered", help="levels of tasks with skip edges (Mayer et al. 2017)")
     lay.add_argument("--levels", type=int, default=10, help="number of levels (default 10)")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from schedkit.cli.common import EXIT_ERROR
+from schedkit.cli.common import EXIT_ERROR, check_outputs
 from schedkit.cli.files import add_convert_command, add_file_commands
 from schedkit.cli.generate import add_generate_command
 from schedkit.cli.listings import add_listing_commands
@@ -97,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         return _error(str(exc))
     args = parser.parse_args(argv)
     try:
+        check_outputs(args)
         return args.handler(args)
     except SchedkitError as exc:
         return _error(str(exc))

@@ -25,7 +25,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
-from schedkit.cli.common import EXIT_ERROR, load_problem
+from schedkit.cli.common import EXIT_ERROR, SCHEDULE_FILES, files, load_problem
 from schedkit.errors import SchedkitError
 from schedkit.registry import attribute_docs
 
@@ -282,7 +282,8 @@ def add_solve_command(subparsers: Any, flags: bool = True, helps: bool = True) -
     group = p.add_argument_group("method options")
     for flag in generated:
         flag.add_to(group)
-    p.set_defaults(handler=run_solve, solve_flags=generated)
+    p.set_defaults(handler=run_solve, solve_flags=generated,
+                   **files(("problem", "formulation"), {"output": SCHEDULE_FILES}))
     return p
 
 

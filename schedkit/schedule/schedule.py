@@ -107,14 +107,33 @@ class Schedule(BaseModel):
             raise ScheduleError(one_line(exc, data, prefix=source)) from None
 
     def write(self, path: str | Path) -> None:
-        """Write the schedule as JSON, atomically (a temporary file, then a rename)."""
-        write_text_atomic(path, self.to_json() + "\n")
+        """Write the schedule atomically: YAML for a ``.yaml``/``.yml`` path, JSON otherwise."""
+        if Path(path).suffix.lower() in (".yaml", ".yml"):
+            import yaml
+
+            data = self.model_dump(by_alias=True, exclude_none=True)
+            write_text_atomic(path, yaml.safe_dump(data, sort_keys=False))
+        else:
+            write_text_atomic(path, self.to_json() + "\n")
 
     @classmethod
     def load(cls, path: str | Path) -> Schedule:
-        """Read a schedule file."""
+        """Read a schedule file (JSON, or YAML by suffix), with a one-line error when malformed."""
+        path = Path(path)
+        if path.suffix.lower() in (".yaml", ".yml"):
+            from schedkit.errors import ProblemError
+            from schedkit.problem.spec import read_data
+
+            try:
+                data = read_data(path)
+            except ProblemError as exc:
+                raise ScheduleError(str(exc)) from None
+            try:
+                return cls.model_validate(data)
+            except ValidationError as exc:
+                raise ScheduleError(one_line(exc, data, prefix=str(path))) from None
         try:
-            text = Path(path).read_text()
+            text = path.read_text()
         except OSError as exc:
             raise ScheduleError(f"{path}: cannot read: {exc.strerror or exc}") from None
         return cls.from_json(text, source=str(path))
