@@ -144,5 +144,5 @@ def test_convert_to_an_unknown_suffix_writes_nothing(tmp_path, capfd):
     src.write_text(JSSP_TEXT)
     out = tmp_path / "toy.txt.out"
     assert main(["convert", "jssp", str(src), "-o", str(out)]) == 1
-    assert "write problems as .json, .yaml or .yml" in capfd.readouterr().err
+    assert "unknown file type '.out' (use .json, .yaml, .yml)" in capfd.readouterr().err
     assert not out.exists()
