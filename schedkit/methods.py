@@ -36,7 +36,7 @@ class MethodOptions(BaseModel):
     the docs read it with :func:`~schedkit.registry.attribute_docs`.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 class Method:
@@ -77,6 +77,14 @@ class Method:
         """
         return semantic_blocks(problem)
 
+    def formulation_data(self, problem: Problem) -> dict:
+        """The formulation the schedules of this method are judged by, as data.
+
+        Recorded in every schedule file, so that ``schedkit validate`` judges a schedule by
+        the blocks its method was held to. By default the problem's own semantics.
+        """
+        return {"name": "semantics", "blocks": [b.to_data() for b in semantic_blocks(problem, self.blocks(problem))]}
+
     def result(self, problem: Problem) -> Result:
         """Run the method, time it, and validate its schedule (raises when invalid)."""
         began = time.perf_counter()
@@ -84,8 +92,10 @@ class Method:
         if not isinstance(result, Result):
             raise TypeError(f"method '{self.name}': run() returned {type(result).__name__}, "
                             f"not a schedkit.schedule.Result")
+        update = {"formulation": self.formulation_data(problem)}
         if result.seconds is None:
-            result = result.with_seconds(time.perf_counter() - began)
+            update["seconds"] = time.perf_counter() - began
+        result = result.model_copy(update=update)
         schedule = result.to_schedule()
         if schedule.tasks:
             validate(problem, schedule, self.blocks(problem))

@@ -30,6 +30,9 @@ SOLVER_TOL = 1e-6
 BOUND_SLACK = 1e-9
 #: Relative and absolute slack of a capacity check (memory).
 CAPACITY_SLACK = 1e-9
+#: Largest relative gap between makespan and bound of a schedule called ``optimal``: an
+#: exact solver proves optimality up to its relative MIP gap (HiGHS's default is 1e-4).
+OPTIMAL_GAP = 1e-4
 #: Relative improvement below which a new schedule does not count as shorter.
 IMPROVEMENT = 1e-9
 #: Absolute slack of a task fitting an idle gap on a timeline.

@@ -21,9 +21,11 @@ Examples
 
 from __future__ import annotations
 
-from schedkit.blocks import BLOCKS
+import math
+
+from schedkit.blocks import BLOCKS, block_from_data
 from schedkit.errors import InvalidScheduleError
-from schedkit.numerics import time_tolerance
+from schedkit.numerics import OPTIMAL_GAP, closed, time_tolerance
 
 
 def semantic_blocks(problem, blocks=None) -> list:
@@ -41,8 +43,77 @@ def semantic_blocks(problem, blocks=None) -> list:
     return [b for b in blocks if b.role == "semantic" and b.applies_to(problem)]
 
 
+def ignored_data(problem, blocks) -> list[str]:
+    """What ``problem`` gives that a formulation of ``blocks`` ignores, one line each.
+
+    Each built-in block that states the problem's own semantics names the data it
+    interprets (``memory capacities``); when the problem has such data and the formulation
+    lacks the block, the data is ignored by its schedules.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> from schedkit.blocks import Assignment, NoOverlap, Precedence
+    >>> ignored_data(Problem.load("examples/tiny.yaml"), [Assignment(), Precedence(), NoOverlap()])
+    ["the problem gives memory capacities, which the formulation ignores (it has no 'memory' block)"]
+    """
+    kinds = {b.kind for b in blocks}
+    out = []
+    for kind, cls in BLOCKS.items():
+        if cls.default and cls.interprets and kind not in kinds and cls().applies_to(problem):
+            out.append(f"the problem gives {cls.interprets}, which the formulation ignores "
+                       f"(it has no '{kind}' block)")
+    return out
+
+
+def status_violations(schedule) -> list[str]:
+    """Whether the schedule's numbers are finite and its status agrees with its content.
+
+    ``infeasible`` and ``no_solution`` carry no task rows; every other status does;
+    ``optimal`` needs a bound within :data:`~schedkit.numerics.OPTIMAL_GAP` of the makespan.
+
+    Examples
+    --------
+    >>> from schedkit.schedule import Schedule, TaskRun
+    >>> s = Schedule(problem="p", method="m", status="optimal", bound=40.0,
+    ...              tasks=[TaskRun(task="a", device="d", start=0, end=55)])
+    >>> status_violations(s)
+    ["status 'optimal' but the makespan 55 is 27.27% above the bound 40"]
+    """
+    out = []
+    for name in ("makespan", "objective", "bound", "solve_seconds"):
+        value = getattr(schedule, name)
+        if value is not None and not math.isfinite(value):
+            out.append(f"{name} is {value}, not a finite number")
+    status = schedule.status
+    if status in ("infeasible", "no_solution"):
+        if schedule.tasks:
+            out.append(f"status '{status}' but the schedule has {len(schedule.tasks)} task rows")
+        return out
+    if not schedule.tasks:
+        out.append(f"status '{status}' but the schedule has no task rows")
+        return out
+    makespan, bound = schedule.makespan, schedule.bound
+    if status == "optimal" and makespan is not None and math.isfinite(makespan):
+        if bound is None:
+            out.append("status 'optimal' but no bound proves it")
+        elif math.isfinite(bound) and not closed(makespan, bound, OPTIMAL_GAP):
+            out.append(f"status 'optimal' but the makespan {makespan:.10g} is "
+                       f"{100 * (makespan - bound) / makespan:.2f}% above the bound {bound:.10g}")
+    return out
+
+
 def structural_violations(problem, schedule) -> list[str]:
-    """Checks that do not depend on any block: names, each task once, makespan, transfers."""
+    """Checks that do not depend on any block: the rows (:func:`row_violations`), then the
+    makespan, objective, bound and transfer rows (:func:`consistency_violations`)."""
+    return row_violations(problem, schedule) or consistency_violations(problem, schedule)
+
+
+def row_violations(problem, schedule) -> list[str]:
+    """Rows name known tasks and devices, each task once, with finite times, ``0 <= start <= end``.
+
+    Blocks cannot judge a schedule that fails these.
+    """
     out = []
     if schedule.problem != problem.name:
         out.append(f"schedule is for problem '{schedule.problem}', not '{problem.name}'")
@@ -54,55 +125,100 @@ def structural_violations(problem, schedule) -> list[str]:
             out.append(f"task '{row.task}' is scheduled twice")
         if row.device not in problem.device_index:
             out.append(f"task '{row.task}' is on unknown device '{row.device}'")
-        if row.end < row.start:
+        if not (math.isfinite(row.start) and math.isfinite(row.end)):
+            out.append(f"task '{row.task}' runs over [{row.start}, {row.end}), not finite times")
+        elif row.end < row.start:
             out.append(f"task '{row.task}' ends before it starts")
-        if row.start < 0:
+        elif row.start < 0:
             out.append(f"task '{row.task}' starts before time 0")
         seen[row.task] = row
     for name in problem.tasks:
         if name not in seen:
             out.append(f"task '{name}' is not scheduled")
-    if out:
-        return out
-    tol = time_tolerance(schedule.makespan)
+    return out
+
+
+def consistency_violations(problem, schedule) -> list[str]:
+    """The makespan is the latest end (the objective and bound agree with it); a transfer row
+    belongs to an edge, goes between its tasks' devices, starts after its source ends and
+    lasts at least its transfer time. (Whether each transfer the semantics need is present
+    and arrives in time is the ``precedence`` block's check: it depends on the formulation.)
+    """
+    out = []
+    seen = {r.task: r for r in schedule.tasks}
+    tol = time_tolerance(schedule.makespan if schedule.makespan is not None
+                         and math.isfinite(schedule.makespan) else 0.0)
     latest = max([r.end for r in schedule.tasks] + [t.end for t in schedule.transfers])
-    if schedule.makespan is None or abs(schedule.makespan - latest) > tol:
-        out.append(f"makespan {schedule.makespan} differs from the latest end {latest}")
+    if schedule.makespan is None or not abs(schedule.makespan - latest) <= tol:
+        out.append(f"makespan {schedule.makespan} differs from the latest end {latest:.10g}")
+    if schedule.objective is not None and schedule.makespan is not None \
+            and not abs(schedule.objective - schedule.makespan) <= tol:
+        out.append(f"objective {schedule.objective} differs from the makespan {schedule.makespan}")
     if schedule.bound is not None and schedule.makespan is not None \
-            and schedule.bound > schedule.makespan + tol and schedule.status != "infeasible":
+            and schedule.bound > schedule.makespan + tol:
         out.append(f"bound {schedule.bound} exceeds makespan {schedule.makespan}")
     edges = {(problem.tasks[i], problem.tasks[j]): size for i, j, size in problem.edges}
+    listed = set()
     for t in schedule.transfers:
         key = (t.src, t.dst)
         label = f"transfer {t.src}->{t.dst}"
         if key not in edges:
             out.append(f"{label}: no such edge")
             continue
+        if key in listed:
+            out.append(f"{label}: listed twice")
+        listed.add(key)
         src, dst = seen[t.src], seen[t.dst]
         if (t.from_, t.to) != (src.device, dst.device):
             out.append(f"{label}: goes {t.from_}->{t.to} but the tasks sit on {src.device}->{dst.device}")
             continue
-        need = problem.comm_time(edges[key], problem.device_index[t.from_], problem.device_index[t.to])
+        if not (math.isfinite(t.start) and math.isfinite(t.end)):
+            out.append(f"{label}: runs over [{t.start}, {t.end}), not finite times")
+            continue
+        u, v = problem.device_index[t.from_], problem.device_index[t.to]
+        if not problem.pair_allowed(edges[key], u, v):
+            continue  # the precedence block names the missing link
+        need = problem.comm_time(edges[key], u, v)
         if t.start < src.end - tol:
             out.append(f"{label}: starts at {t.start:g} before '{t.src}' ends at {src.end:g}")
         if t.end - t.start < need - tol:
             out.append(f"{label}: lasts {t.end - t.start:g}, needs {need:g}")
-        if t.end > dst.start + tol:
-            out.append(f"{label}: ends at {t.end:g} after '{t.dst}' starts at {dst.start:g}")
     return out
 
 
-def violations(problem, schedule, blocks=None) -> list[str]:
-    """Every violation of ``schedule`` on ``problem`` (structural, then block by block).
+def recorded_blocks(schedule) -> list | None:
+    """The blocks of the formulation a schedule records (``None`` when it records none).
 
-    ``blocks``: a formulation's blocks (see :func:`semantic_blocks`); by default the
-    problem's own semantics.
+    A block kind that is not registered here is a one-line
+    :class:`~schedkit.errors.FormulationError` naming it.
     """
-    if schedule.status in ("infeasible", "no_solution") and not schedule.tasks:
-        return []
-    out = structural_violations(problem, schedule)
-    if out:
+    data = schedule.formulation
+    if not data:
+        return None
+    blocks = data.get("blocks") if isinstance(data, dict) else None
+    if not isinstance(blocks, list):
+        raise InvalidScheduleError(["its 'formulation' has no list of blocks"])
+    return [block_from_data(b) for b in blocks]
+
+
+def violations(problem, schedule, blocks=None) -> list[str]:
+    """Every violation of ``schedule`` on ``problem``: status, structure, then block by block.
+
+    All layers are reported (a task on a device it cannot run on is named as such even when
+    its transfers are wrong too); the blocks are skipped only when rows name unknown or
+    missing tasks or devices, which they cannot judge. ``blocks``: a formulation's blocks
+    (see :func:`semantic_blocks`); by default those the schedule records (the formulation it
+    was solved with), else the problem's own semantics.
+    """
+    if blocks is None:
+        blocks = recorded_blocks(schedule)
+    out = status_violations(schedule)
+    if not schedule.tasks:
         return out
+    rows = row_violations(problem, schedule)
+    if rows:
+        return out + rows
+    out += consistency_violations(problem, schedule)
     for block in semantic_blocks(problem, blocks):
         out.extend(f"{block.kind}: {msg}" for msg in block.violations(problem, schedule))
     return out

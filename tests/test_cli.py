@@ -49,16 +49,19 @@ def test_validate_of_a_tampered_schedule_lists_violations(tmp_path, capsys):
     code = main(["validate", TINY, str(out)])
     assert code != 0
     printed = capsys.readouterr().out
-    assert "violation: transfer logits->sample" in printed
-    assert "invalid: " in printed
-    # Without the transfer rows, the blocks judge the task itself.
+    # Every layer: the task's own duration and its input's arrival.
+    assert "violation: assignment: task 'sample' lasts 1.3 on cpu, needs 0.3" in printed
+    assert "violation: precedence: edge logits->sample: 'sample' starts at" in printed
+    assert "invalid: 2 violation(s)" in printed
+    # Without the transfer rows, the data's journey is missing from the schedule.
+    row["start"] += 1.0
     data.pop("transfers", None)
     out.write_text(json.dumps(data))
-    assert main(["validate", TINY, str(out)]) != 0
+    assert main(["validate", TINY, str(out)]) == 3
     printed = capsys.readouterr().out
-    assert "violation: assignment: task 'sample' lasts" in printed
-    assert "violation: precedence: edge logits->sample" in printed
-    assert "invalid: 2 violation(s)" in printed
+    assert "violation: precedence: edge logits->sample: data moves gpu0->cpu but the schedule has " \
+           "no transfer row for it" in printed
+    assert "invalid: 1 violation(s)" in printed
 
 
 def test_export_lp_and_mps(tmp_path, capsys):

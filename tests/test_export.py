@@ -8,7 +8,8 @@ import pytest
 import schedkit
 from schedkit import Problem, ScheduleError
 from schedkit.cli.main import main
-from schedkit.milp.export import load_solution, read_solution, write_model
+from schedkit.milp.export import load_solution, write_model
+from schedkit.milp.solution_files import read_solution
 from schedkit.milp import Milp
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -16,13 +17,17 @@ TINY = EXAMPLES / "tiny.yaml"
 TOPCUOGLU = EXAMPLES / "topcuoglu2002.json"
 
 
-def run_highs(model: Path, solution: Path) -> None:
+def run_highs(model: Path, solution: Path, style: int = 0, gap: float | None = None) -> float:
+    """Solve a model file with HiGHS, write its solution; return HiGHS's proven bound."""
     h = highspy.Highs()
     h.silent()
     assert h.readModel(str(model)) == highspy.HighsStatus.kOk
+    if gap is not None:
+        h.setOptionValue("mip_rel_gap", gap)
     h.run()
     assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
-    h.writeSolution(str(solution), 0)
+    h.writeSolution(str(solution), style)
+    return h.getInfo().mip_dual_bound
 
 
 @pytest.mark.parametrize("suffix", [".lp", ".mps"])
@@ -35,12 +40,15 @@ def test_round_trip_gives_the_solve_makespan(tmp_path, suffix, path):
     assert model.is_file() and "makespan" in names
     assert not list(tmp_path.glob("*partial*"))  # atomic write leaves nothing behind
     solution = tmp_path / "model.sol"
-    run_highs(model, solution)
-    external = load_solution(built, solution)
+    bound = run_highs(model, solution)
     direct = schedkit.solve(problem, "milp")
-    assert external.status == "optimal"
+    # The solver's word "Optimal" proves nothing here: without its bound, feasible.
+    external = load_solution(built, solution)
+    assert external.status == "feasible" and external.bound < external.makespan
     assert external.makespan == pytest.approx(direct.makespan, rel=1e-6)
     assert external.violations(problem) == []
+    proven = load_solution(built, solution, bound=bound)
+    assert proven.status == "optimal" and proven.makespan == pytest.approx(direct.makespan, rel=1e-6)
 
 
 def test_lp_names_show_the_blocks(tmp_path):
@@ -66,7 +74,10 @@ def test_cli_export_and_load_solution_match_solve(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
     run_highs(model, solution)
     assert main(["load-solution", str(TOPCUOGLU), str(solution), "-o", str(out)]) == 0
-    assert "makespan=73" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "status=feasible makespan=73" in printed
+    assert main(["load-solution", str(TOPCUOGLU), str(solution), "--bound", "73", "-o", str(out)]) == 0
+    assert "status=optimal makespan=73 bound=73 gap=0.00%" in capsys.readouterr().out
     schedule = schedkit.Schedule.load(out)
     assert schedule.makespan == pytest.approx(schedkit.solve(TOPCUOGLU, "milp").makespan)
     assert main(["validate", str(TOPCUOGLU), str(out)]) == 0
@@ -87,14 +98,11 @@ def test_solution_missing_variables_is_a_schedule_error(tmp_path):
 
 def test_solution_without_any_value_or_file(tmp_path):
     built = Milp().build(Problem.load(TINY))
-    (tmp_path / "empty.sol").write_text("nothing here\n")
+    (tmp_path / "empty.sol").write_text("# a comment and nothing else\n")
     with pytest.raises(ScheduleError, match="no values"):
         load_solution(built, tmp_path / "empty.sol")
+    (tmp_path / "prose.sol").write_text("nothing here\n")
+    with pytest.raises(ScheduleError, match="line 1: column 'nothing' is not in the model"):
+        load_solution(built, tmp_path / "prose.sol")
     with pytest.raises(ScheduleError, match="cannot read"):
         read_solution(tmp_path / "absent.sol", {})
-
-
-def test_gurobi_style_solution_is_read(tmp_path):
-    (tmp_path / "g.sol").write_text("# Objective value = 3\nmakespan 3\nx(a_gpu) 1\n")
-    values, status = read_solution(tmp_path / "g.sol", {"makespan": None, "x(a_gpu)": None})
-    assert values == {"makespan": 3.0, "x(a_gpu)": 1.0}

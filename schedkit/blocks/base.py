@@ -104,6 +104,9 @@ class Block(BaseModel):
         within the formulations that list it).
     requires : frozenset of str
         Variable families the block uses, by name (see :mod:`schedkit.milp.families`).
+    interprets : str
+        The problem data this block gives meaning to (``"memory capacities"``): a formulation
+        without the block ignores it, and ``schedkit solve`` says so.
     template : str
         jinja2 template of the block's mathematics (Markdown with LaTeX); the
         block's fields are available in it.
@@ -113,10 +116,11 @@ class Block(BaseModel):
         Pyomo constraints to a ``pyo.Block``.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
     kind: ClassVar[str] = ""
     role: ClassVar[Role] = "semantic"
     default: ClassVar[bool] = False
+    interprets: ClassVar[str] = ""
     requires: ClassVar[frozenset[str]] = frozenset()
     template: ClassVar[str] = ""
     builds_rows: ClassVar[bool] = False

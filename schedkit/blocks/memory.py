@@ -13,6 +13,7 @@ class Memory(Block):
     """The tasks placed on a device fit in its memory (static capacity)."""
 
     default = True
+    interprets = "memory capacities"
     requires = frozenset({"x"})
     template = r"""
 With $m_i$ the memory of task $i$ and $M_d$ the capacity of device $d$:

@@ -11,6 +11,7 @@ class Placement(Block):
     """Pins restrict a task's devices; tasks of one collocation group share a device."""
 
     default = True
+    interprets = "pins or collocation groups"
     requires = frozenset({"x"})
     template = r"""
 Pins are part of $D_i$ (no variable exists for a device outside a task's pin list).

@@ -12,6 +12,7 @@ class Precedence(Block):
     """A task starts once each predecessor has ended and, across devices, its data arrived."""
 
     default = True
+    interprets = "edges (data dependencies)"
     requires = frozenset({"x", "timing"})
     communication: bool = True
     """Add the transfer time ``size / bandwidth + latency`` when the two ends sit on different devices."""
@@ -34,6 +35,9 @@ $x_{i,u} + x_{j,v} \le 1$.
 """
 
     builds_rows = True
+
+    def applies_to(self, problem):
+        return bool(problem.edges)
 
     def edge_delays(self):
         return self.communication
@@ -84,6 +88,7 @@ $x_{i,u} + x_{j,v} \le 1$.
         out = []
         tol = time_tolerance(schedule.makespan)
         rows = {r.task: r for r in schedule.tasks}
+        transfers = {(t.src, t.dst): t for t in schedule.transfers}
         for i, j, size in problem.edges:
             a, b = rows[problem.tasks[i]], rows[problem.tasks[j]]
             u, v = problem.device_index[a.device], problem.device_index[b.device]
@@ -94,6 +99,15 @@ $x_{i,u} + x_{j,v} \le 1$.
             if b.start < a.end + delay - tol:
                 out.append(f"edge {a.task}->{b.task}: '{b.task}' starts at {b.start:g}, "
                            f"before {a.end + delay:g} (end {a.end:g} + transfer {delay:g})")
+            elif delay > 0:
+                # The data's journey is part of the schedule: a row that arrives in time.
+                moved = transfers.get((a.task, b.task))
+                if moved is None:
+                    out.append(f"edge {a.task}->{b.task}: data moves {a.device}->{b.device} "
+                               f"but the schedule has no transfer row for it")
+                elif moved.end > b.start + tol:
+                    out.append(f"edge {a.task}->{b.task}: the transfer ends at {moved.end:g}, "
+                               f"after '{b.task}' starts at {b.start:g}")
         return out
 
 

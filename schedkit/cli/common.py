@@ -5,12 +5,34 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-__all__ = ["EXIT_ERROR", "EXIT_INVALID", "SCHEDULE_FILES", "PROBLEM_FILES", "load_problem",
+__all__ = ["EXIT_OK", "EXIT_ERROR", "EXIT_USAGE", "EXIT_INVALID", "EXIT_NO_SCHEDULE", "EXIT_INTERRUPTED",
+           "EXIT_CODES", "finite_float", "SCHEDULE_FILES", "PROBLEM_FILES", "load_problem",
            "add_formulation", "files", "check_outputs"]
 
 #: Suffixes a schedule or a problem may be written with (JSON, or YAML by suffix).
 SCHEDULE_FILES = (".json", ".yaml", ".yml")
 PROBLEM_FILES = (".json", ".yaml", ".yml")
+
+
+def finite_float(text: str) -> float:
+    """argparse type: a finite number (``nan`` and ``inf`` are refused, naming the value).
+
+    Examples
+    --------
+    >>> finite_float("2.5")
+    2.5
+    >>> finite_float("nan")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: 'nan' is not a finite number
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
 
 
 def files(inputs: tuple[str, ...] = (), outputs: dict[str, tuple[str, ...]] | None = None) -> dict:
@@ -51,10 +73,24 @@ def check_outputs(args: argparse.Namespace) -> None:
         if value is not None:
             check_output(value, inputs, suffixes)
 
+EXIT_OK = 0
+"""Success: the command did what it was asked (a schedule was found, a file written)."""
 EXIT_ERROR = 1
-"""Exit status of a user error (and of a solve that found no schedule)."""
+"""A user error: a bad file, option or value (one line on stderr names it)."""
+EXIT_USAGE = 2
+"""A malformed command line (argparse: an unknown flag, a missing argument)."""
 EXIT_INVALID = 3
-"""Exit status of ``schedkit validate`` when the schedule violates its problem."""
+"""``schedkit validate``: the schedule violates its problem or formulation."""
+EXIT_NO_SCHEDULE = 4
+"""``schedkit solve``: the method returned no schedule (``infeasible`` or ``no_solution``)."""
+EXIT_INTERRUPTED = 130
+"""Interrupted (Ctrl-C)."""
+
+#: Exit statuses, as ``schedkit --help`` documents them.
+EXIT_CODES = {EXIT_OK: "success", EXIT_ERROR: "a bad file, option or value",
+              EXIT_USAGE: "a malformed command line", EXIT_INVALID: "validate: the schedule is invalid",
+              EXIT_NO_SCHEDULE: "solve: no schedule (infeasible or no_solution)",
+              EXIT_INTERRUPTED: "interrupted"}
 
 
 def load_problem(path: str | Path):

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from schedkit.cli.common import (EXIT_INVALID, PROBLEM_FILES, SCHEDULE_FILES, add_formulation, files,
-                                  load_problem)
+                                  finite_float, load_problem)
 
 __all__ = ["add_file_commands", "add_convert_command", "run_validate", "run_export",
            "run_load_solution", "run_convert", "write_problem_data"]
@@ -29,10 +29,15 @@ def add_file_commands(subparsers: Any) -> None:
     >>> parser.parse_args(["export", "p.yaml", "-o", "m.lp"]).handler.__name__
     'run_export'
     """
-    p = subparsers.add_parser("validate", help="check a schedule against its problem")
+    p = subparsers.add_parser(
+        "validate", help="check a schedule against its problem",
+        description="Check a schedule against its problem, by the formulation the schedule records "
+                    "(the one it was solved with), or by -f.")
     p.add_argument("problem")
     p.add_argument("schedule")
-    p.set_defaults(handler=run_validate, **files(("problem", "schedule")))
+    p.add_argument("--formulation", "-f", default=None,
+                   help="judge by this formulation instead of the one the schedule records")
+    p.set_defaults(handler=run_validate, **files(("problem", "schedule", "formulation")))
 
     p = subparsers.add_parser("export", help="write the MILP as an LP or MPS file for any solver")
     p.add_argument("problem")
@@ -44,7 +49,10 @@ def add_file_commands(subparsers: Any) -> None:
     p.add_argument("problem")
     p.add_argument("solution", help="solution file of a model written by 'schedkit export'")
     add_formulation(p)
-    p.add_argument("-o", "--output", help="write the schedule (JSON) here")
+    p.add_argument("--bound", type=finite_float, default=None,
+                   help="the solver's proven lower bound (from its log): with it the schedule may be "
+                        "called optimal, and the gap is the real one")
+    p.add_argument("-o", "--output", help="write the schedule (JSON or YAML) here")
     p.set_defaults(handler=run_load_solution,
                    **files(("problem", "solution", "formulation"), {"output": SCHEDULE_FILES}))
 
@@ -70,6 +78,13 @@ def add_convert_command(subparsers: Any) -> argparse.ArgumentParser:
     importers:
       jssp         Standard job-shop text (OR-Library, JSPLIB): one task per
                    operation, on its machine. (.txt, .jss)
+      msr          MSR dnn-partitioning JSON graph: CPU and accelerator latencies,
+                   memory, colour classes. (.json)
+      onnx         ONNX model: one task per operator (constants folded), durations
+                   from a device roofline. (.onnx; needs schedkit[onnx])
+    >>> convert.parse_args(["onnx", "m.onnx", "--platform", "d.yaml", "--shape", "x=1,3",
+    ...                     "-o", "p.json"]).shape
+    ['x=1,3']
     """
     from schedkit.importers import IMPORTERS
     from schedkit.registry import doc_line
@@ -91,7 +106,23 @@ def add_convert_command(subparsers: Any) -> argparse.ArgumentParser:
                    help="source format, an importer listed below")
     p.add_argument("file", metavar="FILE", help="the file to convert")
     p.add_argument("-o", "--output", required=True, help="problem file to write (.json or .yaml)")
-    p.set_defaults(handler=run_convert, **files(("file",), {"output": PROBLEM_FILES}))
+    onnx = p.add_argument_group("onnx options")
+    onnx.add_argument("--platform", metavar="DEVICES",
+                      help="devices file (schedkit-platform/v1) with each device's roofline; "
+                           "'schedkit generate platform' writes one")
+    onnx.add_argument("--shape", action="append", metavar="NAME=D1,D2,...",
+                      help="static shape of a model input (data=1,3,224,224) or value of a symbolic "
+                           "dimension (batch=1); repeat for several")
+    onnx.add_argument("--static-memory", action="store_true", default=None,
+                      help="also give each task its weights as static memory (checked by the "
+                           "latency formulation's memory block)")
+    msr = p.add_argument_group("msr options")
+    msr.add_argument("--cpus", type=int, metavar="N", help="number of CPUs [the file's maxCPUs]")
+    msr.add_argument("--accelerators", type=int, metavar="N",
+                     help="number of accelerators [the file's maxFPGAs]")
+    msr.add_argument("--forward-only", action="store_true", default=None,
+                     help="leave out the backward nodes")
+    p.set_defaults(handler=run_convert, **files(("file", "platform"), {"output": PROBLEM_FILES}))
     return p
 
 
@@ -122,7 +153,12 @@ def run_validate(args: argparse.Namespace) -> int:
 
     problem = load_problem(args.problem)
     schedule = Schedule.load(args.schedule)
-    found = schedule.violations(problem)
+    blocks = None
+    if getattr(args, "formulation", None):
+        from schedkit.milp.formulation import get_formulation
+
+        blocks = list(get_formulation(args.formulation).blocks)
+    found = schedule.violations(problem, blocks)
     if found:
         for message in found:
             print(f"violation: {message}")
@@ -191,7 +227,8 @@ def run_load_solution(args: argparse.Namespace) -> int:
     problem = load_problem(args.problem)
     milp = _milp(args.formulation)
     built = milp.build(problem)
-    schedule = load_solution(built, args.solution, method=f"external:{milp.formulation.name}")
+    schedule = load_solution(built, args.solution, method=f"external:{milp.formulation.name}",
+                             bound=getattr(args, "bound", None))
     print(schedule.summary())
     if args.output:
         schedule.write(args.output)
@@ -220,13 +257,38 @@ def run_convert(args: argparse.Namespace) -> int:
     ...                                output=str(folder / "toy.json")))
     wrote .../toy.json: 4 tasks on 2 devices
     0
-    """
-    from schedkit.importers import convert
 
-    data = convert(args.kind, args.file)
+    An importer's options are flags; a flag the importer does not take is an error, and
+    what the importer had to guess is a ``schedkit: warning:`` line on stderr.
+    """
+    import inspect
+    import sys
+    import warnings
+
+    from schedkit.errors import SchedkitError
+    from schedkit.importers import IMPORTERS, convert
+
+    takes = inspect.signature(IMPORTERS.get(args.kind).read).parameters
+    options = {}
+    for name in _CONVERT_OPTIONS:
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        if name not in takes:
+            raise SchedkitError(f"convert {args.kind} does not take --{name.replace('_', '-')}")
+        options[name] = value
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data = convert(args.kind, args.file, **options)
+    for warning in caught:
+        print(f"schedkit: warning: {warning.message}", file=sys.stderr)
     write_problem_data(data, args.output)
     print(f"wrote {args.output}: {len(data['tasks'])} tasks on {len(data['devices'])} devices")
     return 0
+
+
+#: The importer options ``convert`` has a flag for (argparse destinations).
+_CONVERT_OPTIONS = ("platform", "shape", "static_memory", "cpus", "accelerators", "forward_only")
 
 
 def write_problem_data(data: dict, path: str | Path) -> None:

@@ -1,4 +1,5 @@
-"""``schedkit generate {layered,er}``: seeded random problems (:mod:`schedkit.generators`)."""
+"""``schedkit generate {layered,er,platform}``: seeded random problems (:mod:`schedkit.generators`)
+and devices files for the ONNX importer (:mod:`schedkit.generators.platform`)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import argparse
 import sys
 from typing import Any
 
-from schedkit.cli.common import PROBLEM_FILES, files
+from schedkit.cli.common import PROBLEM_FILES, files, finite_float
 from schedkit.errors import ProblemError, SchedkitError
 
-__all__ = ["add_generate_command", "run_generate"]
+__all__ = ["add_generate_command", "run_generate", "add_platform_kind", "run_generate_platform"]
 
 
 def add_generate_command(subparsers: Any) -> argparse.ArgumentParser:
@@ -43,8 +44,8 @@ def add_generate_command(subparsers: Any) -> argparse.ArgumentParser:
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--devices", type=int, default=4, help="number of devices (default 4)")
         p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-        p.add_argument("--latency", type=float, default=0.0, help="latency of every link (default 0)")
-        p.add_argument("--memory-slack", type=float, default=None,
+        p.add_argument("--latency", type=finite_float, default=0.0, help="latency of every link (default 0)")
+        p.add_argument("--memory-slack", type=finite_float, default=None,
                        help="give tasks memory and devices SLACK * total / devices of capacity")
         p.add_argument("--name", default=None, help="problem name")
         p.add_argument("-o", "--output", default=None, metavar="FILE",
@@ -54,16 +55,88 @@ def add_generate_command(subparsers: Any) -> argparse.ArgumentParser:
     lay = kinds.add_parser("layered", help="levels of tasks with skip edges (Mayer et al. 2017)")
     lay.add_argument("--levels", type=int, default=10, help="number of levels (default 10)")
     lay.add_argument("--width", type=int, default=10, help="tasks per level (default 10)")
-    lay.add_argument("--edge-prob", type=float, default=0.3,
+    lay.add_argument("--edge-prob", type=finite_float, default=0.3,
                      help="edge probability between adjacent levels (default 0.3)")
-    lay.add_argument("--long-range-prob", type=float, default=0.1,
+    lay.add_argument("--long-range-prob", type=finite_float, default=0.1,
                      help="probability of a skip edge into each task (default 0.1)")
     common(lay)
     er = kinds.add_parser("er", help="random ordered Erdos-Renyi DAG, per-device durations")
     er.add_argument("--tasks", type=int, default=14, help="number of tasks (default 14)")
-    er.add_argument("--edge-prob", type=float, default=0.3, help="edge probability (default 0.3)")
+    er.add_argument("--edge-prob", type=finite_float, default=0.3, help="edge probability (default 0.3)")
     common(er)
+    add_platform_kind(kinds)
     return parser
+
+
+def add_platform_kind(kinds: Any) -> argparse.ArgumentParser:
+    """Add ``generate platform``: a devices file for ``convert onnx --platform``.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="schedkit")
+    >>> _ = add_generate_command(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["generate", "platform", "--gpus", "4", "-o", "d.yaml"])
+    >>> args.handler.__name__, args.gpus, args.gpu_model, args.outputs
+    ('run_generate_platform', 4, 'a100', {'output': ('.json', '.yaml', '.yml')})
+    """
+    from schedkit.generators.platform import CPU_MODELS, GPU_LINKS, GPU_MODELS
+
+    p = kinds.add_parser(
+        "platform", help="a devices file (rooflines and links) for 'convert onnx --platform'",
+        description="Write a schedkit-platform/v1 devices file from CPU and GPU presets: per device "
+                    "its peak FLOP/s, memory bandwidth, launch overhead and memory; GPUs on the "
+                    "first CPU's PCIe, joined to each other by --gpu-link.")
+    p.add_argument("--cpus", type=int, default=1, help="number of CPUs (default 1)")
+    p.add_argument("--gpus", type=int, default=2, help="number of GPUs (default 2)")
+    p.add_argument("--gpu-model", default="a100",
+                   help=f"GPU preset, or several in turn: a100,t4 ({', '.join(GPU_MODELS)}; default a100)")
+    p.add_argument("--cpu-model", default="server",
+                   help=f"CPU preset ({', '.join(CPU_MODELS)}; default server)")
+    p.add_argument("--gpu-link", choices=list(GPU_LINKS), default="nvlink",
+                   help="how GPUs are joined (default nvlink; none: through the CPU)")
+    p.add_argument("--time-unit", choices=("ms", "s", "us"), default="ms",
+                   help="unit of time of the problems converted with it (default ms)")
+    p.add_argument("--name", default=None, help="platform name")
+    p.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="output file, .yaml/.yml or .json (default: YAML on stdout)")
+    p.set_defaults(handler=run_generate_platform, **files((), {"output": PROBLEM_FILES}))
+    return p
+
+
+def run_generate_platform(args: argparse.Namespace) -> int:
+    """Handle ``schedkit generate platform``: write the devices file (YAML with a units header).
+
+    Examples
+    --------
+    >>> args = argparse.Namespace(cpus=1, gpus=1, gpu_model="t4", cpu_model="laptop",
+    ...                           gpu_link="none", time_unit="ms", name="mini", output=None)
+    >>> run_generate_platform(args)
+    # schedkit-platform/v1 devices file ...
+    format: schedkit-platform/v1
+    name: mini
+    time_unit: ms
+    devices:
+      - {name: cpu, peak_flops: 200000000000.0, memory_bandwidth: 40000000000.0, launch_overhead: 2.0e-06, memory: 16000000000.0}
+      - {name: gpu0, peak_flops: 8100000000000.0, memory_bandwidth: 320000000000.0, launch_overhead: 8.0e-06, memory: 16000000000.0}
+    links:
+      - {src: cpu, dst: gpu0, bandwidth: 16000000000.0, latency: 1.0e-05}
+    0
+    """
+    from schedkit.atomic import write_text_atomic
+    from schedkit.generators import dump
+    from schedkit.generators.platform import PLATFORM_HEADER, platform
+    from schedkit.importers.platform import parse_platform
+
+    data = platform(cpus=args.cpus, gpus=args.gpus, gpu_model=args.gpu_model, cpu_model=args.cpu_model,
+                    gpu_link=args.gpu_link, time_unit=args.time_unit, name=args.name)
+    parse_platform(data, source="generated platform")  # schedkit must accept what it writes
+    yaml = args.output is None or not str(args.output).lower().endswith(".json")
+    text = PLATFORM_HEADER + dump(data, "p.yaml") if yaml else dump(data, args.output)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        write_text_atomic(args.output, text)
+    return 0
 
 
 def run_generate(args: argparse.Namespace) -> int:
@@ -94,6 +167,7 @@ def run_generate(args: argparse.Namespace) -> int:
     4
     """
     from schedkit.atomic import write_text_atomic
+    from schedkit.problem import Problem
     from schedkit.generators import dump, erdos_renyi, layered
 
     try:
@@ -105,6 +179,8 @@ def run_generate(args: argparse.Namespace) -> int:
             data = erdos_renyi(args.tasks, args.edge_prob, **common)
         else:
             raise ProblemError(f"unknown generator {args.kind!r} (layered or er)")
+        where = args.output or "stdout"
+        problem = Problem.from_dict(data)  # schedkit must accept what it writes
         text = dump(data, args.output)
         if args.output is None:
             sys.stdout.write(text)
@@ -113,4 +189,24 @@ def run_generate(args: argparse.Namespace) -> int:
     except (SchedkitError, OSError) as exc:
         print(f"schedkit: error: {exc}", file=sys.stderr)
         return 1
+    for warning in infeasibilities(problem):
+        print(f"schedkit: warning: {where}: {warning}", file=sys.stderr)
     return 0
+
+
+def infeasibilities(problem) -> list[str]:
+    """Reasons, provable at once, why no schedule of ``problem`` exists (empty when none is known).
+
+    Examples
+    --------
+    >>> from schedkit.problem import Problem
+    >>> p = Problem.from_dict({"devices": [{"name": "a", "memory": 4}, {"name": "b", "memory": 4}],
+    ...                        "tasks": [{"name": f"t{i}", "work": 1, "memory": 3} for i in range(3)]})
+    >>> infeasibilities(p)
+    ['the tasks need 9 of memory, the devices hold 8 in all: no placement fits']
+    """
+    need = sum(problem.task_memory)
+    hold = sum(problem.device_memory)
+    if need > hold:
+        return [f"the tasks need {need:g} of memory, the devices hold {hold:g} in all: no placement fits"]
+    return []

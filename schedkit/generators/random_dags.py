@@ -32,6 +32,7 @@ Problem('er-14-0': 14 tasks, 26 edges, 3 devices)
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,8 @@ def _round(x: float) -> float:
 
 def _check_range(name: str, bounds: tuple[float, float], positive: bool = False) -> tuple[float, float]:
     lo, hi = (float(v) for v in bounds)
-    if lo > hi or lo < 0 or (positive and lo <= 0):
+    # Written so that NaN fails every comparison and is refused too.
+    if not (0 <= lo <= hi < math.inf) or (positive and not lo > 0):
         need = "0 < low <= high" if positive else "0 <= low <= high"
         raise ProblemError(f"{name}: range ({lo:g}, {hi:g}) needs {need}")
     return lo, hi
@@ -63,8 +65,15 @@ def _check_prob(name: str, value: float) -> None:
         raise ProblemError(f"{name}: a probability must lie in [0, 1], got {value!r}")
 
 
+def _check_latency(latency: float) -> float:
+    if isinstance(latency, bool) or not isinstance(latency, (int, float)) or not 0 <= latency < math.inf:
+        raise ProblemError(f"latency: needs a finite number >= 0, got {latency!r}")
+    return float(latency)
+
+
 def _devices_and_links(rng: random.Random, devices: int, speed: tuple[float, float] | None,
                        bandwidth: tuple[float, float], latency: float) -> tuple[list, list]:
+    latency = _check_latency(latency)
     rows = []
     for d in range(devices):
         row: dict[str, Any] = {"name": f"dev{d}"}
@@ -85,8 +94,8 @@ def _devices_and_links(rng: random.Random, devices: int, speed: tuple[float, flo
 def _add_memory(rng: random.Random, tasks: list[dict], devices: list[dict], slack: float | None) -> None:
     if slack is None:
         return
-    if slack <= 0:
-        raise ProblemError(f"memory_slack: needs a positive number, got {slack!r}")
+    if not 0 < slack < math.inf:
+        raise ProblemError(f"memory_slack: needs a finite number > 0, got {slack!r}")
     total = 0.0
     for task in tasks:
         task["memory"] = _round(rng.uniform(1.0, 10.0))

@@ -198,8 +198,8 @@ class BuiltModel:
         The schedule the horizon came from (usable as a warm start).
     build_seconds : float
     lower_bound : float
-    formulation : str
-        The formulation's name.
+    formulation : Formulation or None
+        The formulation the model was built from.
     """
 
     linear: LinearModel
@@ -210,7 +210,7 @@ class BuiltModel:
     warm: object = None
     build_seconds: float = 0.0
     lower_bound: float = 0.0
-    formulation: str = "custom"
+    formulation: object = None
     extras: dict = field(default_factory=dict)
 
     @property

@@ -3,8 +3,8 @@
 The file is written straight from the formulation's sparse model
 (:mod:`schedkit.milp.lpfile`); no Pyomo object is made. Every row's name starts with its
 block: ``precedence.delay(attn_norm_data)``, ``no_overlap.disjunct(attn_mlp_gpu0_before)``,
-``assignment.one_device(attn)``; rows of the build context itself are ``end_def(...)``,
-``makespan_def(...)`` and ``device_load(...)``. Columns are ``x(attn_gpu0)``,
+``assignment.one_device(attn)``, ``cuts.device_load(gpu0_head_0)``; rows that define a
+variable family are named after it: ``end_def(...)``, ``makespan_def(...)``. Columns are ``x(attn_gpu0)``,
 ``start(attn)``, ``end(attn)``, ``order(attn_mlp)`` and ``makespan``. Characters other
 than letters, digits, ``_``, ``.`` and parentheses become ``_``.
 
@@ -19,20 +19,24 @@ Examples
 >>> _ = write_model(built, folder / "tiny.lp")
 >>> h = highspy.Highs(); h.silent(); _ = h.readModel(str(folder / "tiny.lp")); _ = h.run()
 >>> _ = h.writeSolution(str(folder / "tiny.sol"), 0)
->>> schedule = load_solution(built, folder / "tiny.sol")
->>> schedule.status, round(schedule.makespan, 5)
-('optimal', 4.51625)
+>>> schedule = load_solution(built, folder / "tiny.sol")        # HiGHS said "Optimal"...
+>>> schedule.status, round(schedule.makespan, 5), round(schedule.bound, 3)   # ...unproven here
+('feasible', 4.51625, 3.3)
+>>> bound = h.getInfo().mip_dual_bound                            # the solver's proven bound
+>>> load_solution(built, folder / "tiny.sol", bound=bound).status
+'optimal'
 """
 
 from __future__ import annotations
 
-import re
+import math
 from pathlib import Path
 
 from schedkit.atomic import atomic_output
 from schedkit.errors import SchedkitError, ScheduleError
 from schedkit.milp.context import BuiltModel
 from schedkit.milp.readback import exact_result
+from schedkit.milp.solution_files import read_solution
 from schedkit.milp.solvers.base import RawSolution
 from schedkit.schedule import Schedule, Termination
 from schedkit.validate import validate
@@ -64,54 +68,44 @@ def variable_names(built: BuiltModel) -> dict[str, int]:
     return {name: col for col, name in enumerate(built.linear.column_names())}
 
 
-_NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^[-+]?inf$", re.IGNORECASE)
+def load_solution(built: BuiltModel, path: str | Path, method: str = "external",
+                  bound: float | None = None) -> Schedule:
+    """Turn an external solver's solution of an exported model into a validated schedule.
 
+    The solution must be of this very model: every value names one of its columns, every
+    column that is not fixed has a value, and the values satisfy every row (a solution of
+    another formulation or problem is refused, naming what does not fit). The schedule is
+    read back from the values (devices and device orders; exact left-shifted times) and
+    validated on the problem and formulation.
 
-def read_solution(path: str | Path, names) -> tuple[dict[str, float], str | None]:
-    """Variable values of a solution file, and the model status it states (if any).
-
-    Reads HiGHS solution files (primal section), Gurobi/SCIP-style ``name value``
-    lines and CBC-style ``index name value ...`` lines: on each line, the first
-    token that is a known column name is followed by its value.
+    A solver's "optimal" only says its own tolerances were met, so the status is
+    ``feasible`` unless the makespan meets a proven lower bound: ``bound`` (the solver's
+    best bound, from its log) or the instance's own. The gap is then the real one.
     """
-    try:
-        lines = Path(path).read_text().splitlines()
-    except OSError as exc:
-        raise ScheduleError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    values: dict[str, float] = {}
-    status = None
-    for k, line in enumerate(lines):
-        text = line.strip()
-        low = text.lower()
-        if low.startswith("# dual solution") or low.startswith("# basis"):
-            break
-        if low == "model status" and k + 1 < len(lines):
-            status = lines[k + 1].strip().lower()
-            continue
-        if low.startswith("optimal") and status is None:
-            status = "optimal"
-        tokens = text.split()
-        for t, token in enumerate(tokens[:-1]):
-            if token in names and _NUMBER.match(tokens[t + 1]):
-                values[token] = float(tokens[t + 1])
-                break
-    if not values:
-        raise ScheduleError(f"{path}: no values of this model's variables found")
-    return values, status
-
-
-def load_solution(built: BuiltModel, path: str | Path, method: str = "external") -> Schedule:
-    """Turn an external solver's solution of an exported model into a validated schedule."""
     names = variable_names(built)
-    values, status = read_solution(path, names)
+    found = read_solution(path, names)
     lin = built.linear
-    missing = [n for n, col in names.items() if n not in values and lin.lower[col] != lin.upper[col]]
+    missing = [n for n, col in names.items() if n not in found.values and lin.lower[col] != lin.upper[col]]
     if missing:
-        raise ScheduleError(f"{path}: no value for variable '{missing[0]}' (+{len(missing) - 1} more)"
-                            if len(missing) > 1 else f"{path}: no value for variable '{missing[0]}'")
-    vector = [values.get(name, lin.lower[col]) for name, col in names.items()]
-    raw = RawSolution(Termination.FINISHED, optimal=bool(status and status.startswith("optimal")),
-                      values=vector, objective=vector[built.context.family("makespan").col])
-    schedule = exact_result(built, raw, method).to_schedule()
+        more = f" (+{len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise ScheduleError(f"{path}: no value for variable '{missing[0]}'{more}")
+    vector = [found.values.get(name, lin.lower[col]) for name, col in names.items()]
+    broken = lin.violated_rows(vector, tol=max(1e-6, found.precision))
+    label = getattr(built.formulation, "name", "custom")
+    if broken:
+        more = f" (+{len(broken) - 1} more)" if len(broken) > 1 else ""
+        raise ScheduleError(f"{path}: the values break '{broken[0]}'{more} of the model of formulation "
+                            f"'{label}': was it exported with another formulation or problem? see -f")
+    if bound is not None and not math.isfinite(bound):
+        raise ScheduleError(f"{path}: the bound {bound} is not a finite number")
+    raw = RawSolution(Termination.FINISHED, optimal=False, values=vector, bound=bound,
+                      objective=vector[built.context.family("makespan").col])
+    result = exact_result(built, raw, method)
+    if built.formulation is not None:
+        result = result.model_copy(update={"formulation": built.formulation.to_data()})
+    schedule = result.to_schedule()
+    if bound is not None and schedule.makespan is not None and bound > schedule.makespan * (1 + 1e-9):
+        raise ScheduleError(f"{path}: the bound {bound:g} is above the makespan {schedule.makespan:g} "
+                            f"of the schedule read back: not a valid lower bound")
     validate(built.problem, schedule, built.blocks)
     return schedule

@@ -194,7 +194,7 @@ class Formulation(BaseModel):
                 add_pyomo_block(ctx, block)
         return BuiltModel(linear=lin, problem=problem, blocks=list(self.blocks), context=ctx,
                           horizon=horizon, warm=warm, build_seconds=time.perf_counter() - began,
-                          lower_bound=lower, formulation=self.name)
+                          lower_bound=lower, formulation=self)
 
 
 def register_formulation(name: str, formulation: Formulation | dict, *, replace: bool = False) -> None:

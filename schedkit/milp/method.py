@@ -89,6 +89,9 @@ class Milp(Method):
         """The formulation's blocks: every schedule is judged by them."""
         return list(self.formulation.blocks)
 
+    def formulation_data(self, problem: Problem) -> dict:
+        return self.formulation.to_data()
+
     def build(self, problem: Problem, warm=None):
         """Build the model of ``problem`` (a :class:`~schedkit.milp.context.BuiltModel`)."""
         return self.formulation.build(problem, warm=warm)

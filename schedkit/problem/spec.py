@@ -232,8 +232,45 @@ def _unique(names: list[str], what: str) -> set[str]:
     return seen
 
 
+class _UniqueKeys(yaml.SafeLoader):
+    """The safe YAML loader, refusing a mapping that gives one key twice (YAML keeps the last)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, (str, int, float, bool)) and key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}",
+                                                        key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+def _unique_pairs(pairs: list) -> dict:
+    seen: dict = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ValueError(f"duplicate key {key!r}")
+        seen[key] = value
+    return seen
+
+
 def read_data(path: str | Path) -> Any:
-    """Read a JSON or YAML file into Python data, with a one-line error when malformed."""
+    """Read a JSON or YAML file into Python data, with a one-line error when malformed.
+
+    A key given twice in one mapping is an error in both formats (both would silently
+    keep the last value).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "p.yaml"
+    >>> _ = path.write_text("name: a\\nname: b\\n")
+    >>> read_data(path)
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.ProblemError: .../p.yaml: malformed YAML at line 2: duplicate key 'name'
+    """
     path = Path(path)
     try:
         text = path.read_text()
@@ -243,10 +280,12 @@ def read_data(path: str | Path) -> Any:
         raise ProblemError(f"{path}: cannot read: {exc}") from None
     try:
         if path.suffix.lower() == ".json":
-            return json.loads(text)
-        return yaml.safe_load(text)
+            return json.loads(text, object_pairs_hook=_unique_pairs)
+        return yaml.load(text, Loader=_UniqueKeys)  # noqa: S506 - a SafeLoader subclass
     except json.JSONDecodeError as exc:
         raise ProblemError(f"{path}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
+    except ValueError as exc:  # a duplicate JSON key
+        raise ProblemError(f"{path}: malformed JSON: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" at line {mark.line + 1}" if mark else ""

@@ -82,6 +82,8 @@ class Result(BaseModel):
         Names, as written in the schedule file.
     message : str or None
         A line for the user: why the method stopped without a schedule, for instance.
+    formulation : dict or None
+        The formulation (data) the schedule was judged by; the schedule file records it.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -95,6 +97,7 @@ class Result(BaseModel):
     method: str = ""
     problem: str = ""
     message: str | None = None
+    formulation: dict | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> Result:
@@ -131,7 +134,7 @@ class Result(BaseModel):
     def to_schedule(self) -> Schedule:
         """The schedule file: the rows, with the derived status, bound, objective and time."""
         update = {"status": self.status, "bound": self.bound, "solve_seconds": self.seconds,
-                  "method": self.method, "problem": self.problem}
+                  "method": self.method, "problem": self.problem, "formulation": self.formulation}
         if self.schedule is None:
             return Schedule(**update)
         return self.schedule.model_copy(update=update | {"objective": self.objective})

@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from schedkit.errors import ScheduleError
+from schedkit.numerics import OPTIMAL_GAP, closed
 from schedkit.registry import one_line
 from schedkit.atomic import write_text_atomic
 
@@ -30,7 +31,7 @@ Status = Literal["optimal", "feasible", "infeasible", "no_solution", "heuristic"
 class TaskRun(BaseModel):
     """One task placed on a device over ``[start, end)``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     task: str
     device: str
     start: float
@@ -42,7 +43,7 @@ class TaskRun(BaseModel):
 class Transfer(BaseModel):
     """Data of edge ``src -> dst`` moving from device ``from`` to device ``to``."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
     src: str
     dst: str
     from_: str = Field(alias="from")
@@ -54,7 +55,7 @@ class Transfer(BaseModel):
 class Schedule(BaseModel):
     """A schedule of a problem, with how it was obtained and how good it is proven to be."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
     format: Literal["schedkit-schedule/v1"] = FORMAT
     problem: str
     method: str
@@ -65,6 +66,9 @@ class Schedule(BaseModel):
     bound: float | None = None
     """Best proven lower bound on the objective, when known."""
     solve_seconds: float | None = None
+    formulation: dict | None = None
+    """The formulation the schedule was judged by, as formulation data (name and blocks);
+    ``schedkit validate`` judges it by the same blocks."""
     tasks: list[TaskRun] = []
     transfers: list[Transfer] = []
 
@@ -156,12 +160,27 @@ class Schedule(BaseModel):
         return self
 
     def summary(self) -> str:
-        """One line: status, makespan, bound, gap and time."""
+        """One line: status, makespan, bound, gap and time.
+
+        Numbers are shown with up to 10 significant digits; the bound of an ``optimal``
+        schedule, proven up to the solver's gap (:data:`~schedkit.numerics.OPTIMAL_GAP`),
+        is shown as the makespan it meets (the file keeps the exact bound).
+
+        Examples
+        --------
+        >>> s = Schedule(problem="ft06", method="milp", status="optimal", bound=54.99991,
+        ...              tasks=[TaskRun(task="a", device="m", start=0, end=55)])
+        >>> s.summary()
+        'milp on ft06: status=optimal makespan=55 bound=55 gap=0.00%'
+        """
         parts = [f"status={self.status}"]
         if self.makespan is not None:
-            parts.append(f"makespan={self.makespan:.6g}")
+            parts.append(f"makespan={self.makespan:.10g}")
         if self.bound is not None and math.isfinite(self.bound):
-            parts.append(f"bound={self.bound:.6g}")
+            bound = self.bound
+            if self.status == "optimal" and closed(self.makespan, bound, OPTIMAL_GAP):
+                bound = self.makespan
+            parts.append(f"bound={bound:.10g}")
             if self.gap is not None:
                 parts.append(f"gap={100 * self.gap:.2f}%")
         if self.solve_seconds is not None:

@@ -9,8 +9,8 @@ from schedkit.timing.list_schedule import DeviceRule, earliest_finish, list_sche
 from schedkit.timing.fixed_order import device_orders, fixed_order_times
 from schedkit.timing.events import SimState, simulate
 from schedkit.timing.ordered import OrderedTiming, bfs_order
-from schedkit.timing.assemble import to_schedule
+from schedkit.timing.assemble import to_schedule, with_transfers
 
 __all__ = ["Timeline", "arrival", "DeviceRule", "earliest_finish", "list_schedule",
            "device_orders", "fixed_order_times", "SimState", "simulate", "OrderedTiming",
-           "bfs_order", "to_schedule"]
+           "bfs_order", "to_schedule", "with_transfers"]

@@ -31,13 +31,44 @@ def to_schedule(problem: Problem, device_of: Sequence[int], start: Sequence[floa
         d = device_of[i]
         end[i] = start[i] + problem.durations[i][d]
         rows.append(TaskRun(task=name, device=problem.devices[d], start=start[i], end=end[i]))
-    transfers = []
-    for i, j, size in problem.edges:
-        u, v = device_of[i], device_of[j]
-        if u != v and size > 0:
-            transfers.append(Transfer(src=problem.tasks[i], dst=problem.tasks[j],
-                                      from_=problem.devices[u], to=problem.devices[v],
-                                      start=end[i], end=arrival(problem, end[i], size, u, v)))
+    transfers = _transfers(problem, device_of, end)
     makespan = max([r.end for r in rows] + [t.end for t in transfers])
     return Schedule(problem=problem.name, method=method, status="heuristic", makespan=makespan,
                     tasks=rows, transfers=transfers)
+
+
+def with_transfers(problem: Problem, schedule: Schedule) -> Schedule:
+    """``schedule`` with the transfer rows its task rows imply (each leaves when its source ends).
+
+    For schedules written by hand or by another tool: every edge whose ends sit on
+    different devices and that carries data gets its row; the makespan is recomputed.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> from schedkit.schedule import TaskRun
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> rows = [TaskRun(task=t, device="gpu0" if t != "sample" else "cpu", start=s, end=e)
+    ...         for t, s, e in [("embed", 0, .4), ("attn", .4, 1.6), ("mlp", 1.6, 3.1),
+    ...                         ("norm", 3.1, 3.3), ("logits", 3.3, 4.2), ("sample", 4.216, 4.516)]]
+    >>> s = with_transfers(p, Schedule(problem="tiny", method="manual", status="heuristic", tasks=rows))
+    >>> [(t.src, t.dst) for t in s.transfers], round(s.makespan, 3)
+    ([('logits', 'sample')], 4.516)
+    """
+    where = {r.task: r for r in schedule.tasks}
+    device_of = [problem.device_index[where[t].device] for t in problem.tasks]
+    end = [where[t].end for t in problem.tasks]
+    transfers = _transfers(problem, device_of, end)
+    makespan = max([r.end for r in schedule.tasks] + [t.end for t in transfers])
+    return schedule.model_copy(update={"transfers": transfers, "makespan": makespan, "objective": makespan})
+
+
+def _transfers(problem: Problem, device_of: Sequence[int], end: Sequence[float]) -> list[Transfer]:
+    out = []
+    for i, j, size in problem.edges:
+        u, v = device_of[i], device_of[j]
+        if u != v and size > 0 and problem.pair_allowed(size, u, v):
+            out.append(Transfer(src=problem.tasks[i], dst=problem.tasks[j],
+                                from_=problem.devices[u], to=problem.devices[v],
+                                start=end[i], end=arrival(problem, end[i], size, u, v)))
+    return out

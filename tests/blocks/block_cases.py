@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from schedkit import Formulation, Problem, Schedule, TaskRun
+from schedkit.timing import with_transfers
 from schedkit.milp.export import write_model
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -48,9 +49,10 @@ def problem() -> Problem:
 
 
 def schedule(rows) -> Schedule:
-    """A schedule from ``(task, device, start, end)`` rows."""
-    return Schedule(problem="blocks", method="manual", status="heuristic",
-                    tasks=[TaskRun(task=t, device=d, start=s, end=e) for t, d, s, e in rows])
+    """A schedule from ``(task, device, start, end)`` rows, with the transfer rows they imply."""
+    return with_transfers(problem(), Schedule(problem="blocks", method="manual", status="heuristic",
+                                              tasks=[TaskRun(task=t, device=d, start=s, end=e)
+                                                     for t, d, s, e in rows]))
 
 
 OPTIMAL = [("a", "gpu", 0, 1), ("c", "gpu", 1, 2), ("b", "cpu", 3.5, 7.5)]
