@@ -1,12 +1,13 @@
 """Tolerances: every numeric comparison of schedkit uses one of these.
 
-Times are unit-free, so time tolerances are relative to the scale of the schedule
-(its makespan, or the model's horizon) with a floor of one time unit's fraction.
+Times are unit-free, so every time tolerance is relative to the scale of the schedule
+(its makespan, or the model's horizon), with no absolute floor: a schedule in
+nanoseconds is judged as strictly as the same schedule in seconds.
 
 Examples
 --------
->>> time_tolerance(2000.0)
-0.002
+>>> time_tolerance(2000.0), time_tolerance(2e-6)
+(0.002, 2e-12)
 >>> fits(10.0 + 1e-12, 10.0), fits(10.1, 10.0)
 (True, False)
 >>> closed(55.0, 54.99999), closed(55.0, 54.9)
@@ -41,12 +42,12 @@ GAP_SLACK = 1e-12
 
 def time_tolerance(scale: float | None) -> float:
     """Absolute time tolerance for a schedule of makespan (or horizon) ``scale``."""
-    return REL_TOL * max(1.0, abs(scale or 0.0))
+    return REL_TOL * abs(scale or 0.0)
 
 
 def bound_slack(horizon: float) -> float:
     """Absolute slack added to bounds derived from ``horizon`` (see :data:`BOUND_SLACK`)."""
-    return BOUND_SLACK * max(1.0, horizon)
+    return BOUND_SLACK * abs(horizon)
 
 
 def fits(used: float, capacity: float) -> bool:
@@ -58,7 +59,7 @@ def closed(objective: float | None, bound: float | None, tolerance: float = SOLV
     """Whether a lower ``bound`` meets ``objective``: the objective is then proven optimal."""
     if objective is None or bound is None or not math.isfinite(objective):
         return False
-    return objective - bound <= tolerance * max(1.0, abs(objective))
+    return objective - bound <= tolerance * abs(objective)
 
 
 def shorter(candidate: float, incumbent: float) -> bool:

@@ -133,6 +133,14 @@ class Block(BaseModel):
         """Messages for every way ``schedule`` breaks this block (empty when it holds)."""
         raise NotImplementedError(f"block '{self.kind}' does not implement violations()")
 
+    def estimate(self, problem) -> int:
+        """About how many nonzeros the block's rows will hold on ``problem`` (0: unknown).
+
+        Read before a model is built, to decide whether it can be built and solved within
+        a time limit and the memory at hand; within a factor of two is enough.
+        """
+        return 0
+
     def applies_to(self, problem) -> bool:
         """Whether the block says anything about ``problem`` (``memory``: only with a finite capacity)."""
         return True

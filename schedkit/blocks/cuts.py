@@ -54,6 +54,24 @@ $$C \ge \mathit{end}_j + \sum_{k \succ j,\, q_k \ge q} p_{k,d}\, x_{k,d} + q \qq
         if self.chain and ctx.orders_edges:
             _add_chain_rows(ctx, blk, self.chain_thresholds)
 
+    def estimate(self, problem):
+        from schedkit.problem.pairs import reach_on_devices
+
+        total = 0
+        if self.load:
+            heads, tails = problem.heads, problem.tails
+            for d in range(len(problem.devices)):
+                users = [i for i, a in enumerate(problem.allowed) if d in a and len(a) > 1]
+                for key in (heads, tails):
+                    values = sorted(key[i] for i in users)
+                    # one row per distinct value, holding the tasks at or above it
+                    total += sum(len(values) - k for k, v in enumerate(values) if k == 0 or v != values[k - 1])
+        if self.chain and problem.edges:
+            rows_per_group = min(self.chain_thresholds, 4) / 2
+            total += int(rows_per_group * (reach_on_devices(problem, "descendants")
+                                           + reach_on_devices(problem, "ancestors")))
+        return total
+
     def violations(self, problem, schedule):
         return []  # valid inequalities: every schedule satisfies them
 

@@ -41,6 +41,9 @@ Devices whose capacity holds every task that may run there get no row.
             blk.add("capacity", (p.devices[d],), [x.col(i, d) for i in flexible],
                     [p.task_memory[i] for i in flexible], upper=cap - fixed)
 
+    def estimate(self, problem):
+        return sum(len(a) for a in problem.allowed) if self.applies_to(problem) else 0
+
     def violations(self, problem, schedule):
         used = [0.0] * len(problem.devices)
         for row in schedule.tasks:

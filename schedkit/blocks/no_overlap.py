@@ -117,6 +117,12 @@ into constants.
                             rhs -= m
                     blk.add("disjunct", (ti, tj, p.devices[d], tag), cols, coefs, lower=rhs)
 
+    def estimate(self, problem):
+        from schedkit.problem.pairs import open_pairs
+
+        common = sum(len(a) for a in problem.allowed) / max(1, len(problem.tasks))
+        return int(open_pairs(problem) * common * 2 * 6)
+
     def violations(self, problem, schedule):
         out = []
         tol = time_tolerance(schedule.makespan)

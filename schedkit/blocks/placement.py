@@ -50,6 +50,9 @@ $$x_{i,d} = x_{g,d} \qquad \forall i \in G \setminus \{g\},\ d \in D_i \cup D_g$
                     if cols:
                         blk.add("colocate", (p.tasks[i], p.devices[d]), cols, coefs, rhs, rhs)
 
+    def estimate(self, problem):
+        return sum(2 * len(problem.allowed[i]) for members in problem.colocate_groups.values() for i in members)
+
     def violations(self, problem, schedule):
         out = []
         where = schedule.placement()

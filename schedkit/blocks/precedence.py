@@ -84,6 +84,15 @@ $x_{i,u} + x_{j,v} \le 1$.
                             cols.append(col)
                     blk.add("delay", (ti, tj, f"{side}_{p.devices[a]}"), cols, coefs, lower=rhs)
 
+    def estimate(self, problem):
+        total = 0
+        for i, j, size in problem.edges:
+            total += 3
+            if self.communication and size:
+                ai, aj = len(problem.allowed[i]), len(problem.allowed[j])
+                total += ai * (4 + aj) + aj * (4 + ai)
+        return total
+
     def violations(self, problem, schedule):
         out = []
         tol = time_tolerance(schedule.makespan)

@@ -11,7 +11,7 @@ from schedkit.errors import ProblemError, SchedkitError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method, solve
 from schedkit.milp.race import deadline_after, default_threads
 from schedkit.problem import Problem
-from schedkit.schedule import Result
+from schedkit.schedule import Quality, Result, Termination
 
 
 class MilpOptions(MethodOptions):
@@ -97,32 +97,66 @@ class Milp(Method):
         return self.formulation.build(problem, warm=warm)
 
     def run(self, problem: Problem) -> Result:
-        from schedkit.milp.readback import exact_result, warm_values
-        from schedkit.milp.solvers import Feature, SolveOptions
+        from schedkit.milp.budget import model_size, too_large
+        from schedkit.milp.horizon import choose_horizon
+        from schedkit.milp.scale import choose_scale, in_units, result_in_units, scaled_problem
 
         began = time.perf_counter()
         o = self.options
-        warm = None
-        if o.warm_start == "auto":
-            warm = _search_start(problem)
-        elif o.warm_start != "none":
-            if o.warm_start == self.name:
-                raise SchedkitError("--warm-start cannot be 'milp' itself")
-            warm = solve(problem, o.warm_start)
-        built = self.build(problem, warm=warm)
-        if o.warm_start != "none" and built.warm is not None:
-            budget = self.lns_budget(problem)
-            if budget > 0:
-                from schedkit.milp.lns import improve
+        deadline = None if o.time_limit is None else began + o.time_limit
+        horizon, best = choose_horizon(problem, self.formulation.blocks, self._start(problem, deadline))
+        why = too_large(model_size(self.formulation, problem), _left(deadline))
+        if why is not None:
+            return self._without_model(problem, best, why, began)
+        # The solver sees times near 1000 units whatever the user's unit (see milp.scale).
+        factor = choose_scale(horizon)
+        model_problem = scaled_problem(problem, factor)
+        if best is not None and factor != 1.0:
+            best = in_units(model_problem, best)
+        built = self.formulation.build(model_problem, horizon=best.makespan if best else None, warm=best)
+        built = self._improve(model_problem, built, deadline)
+        result = self._solve(built, _left(deadline))
+        if result.schedule is None and result.quality is Quality.NONE and built.warm is not None:
+            # Stopped before finding anything better: the start schedule, at least.
+            result = result.model_copy(update={"quality": Quality.FEASIBLE, "schedule": built.warm,
+                                               "message": "the solver stopped before it found a schedule: "
+                                                          "the start schedule is returned"})
+            result = Result.model_validate(result.model_dump())
+        result = result_in_units(problem, result, factor)
+        return result.with_seconds(time.perf_counter() - began)
 
-                better = improve(built, built.warm, budget)
-                if better.makespan < built.warm.makespan:
-                    # A shorter schedule also shrinks the horizon: every big-M and bound.
-                    built = self.build(problem, warm=better)
-        time_limit = o.time_limit
-        if time_limit is not None:
-            # the start, the search and the build count against the limit too
-            time_limit = max(0.0, time_limit - (time.perf_counter() - began))
+    def _start(self, problem: Problem, deadline: float | None):
+        """The schedule that starts the solver (``None``: none asked for or none found)."""
+        o = self.options
+        if o.warm_start == "auto":
+            return _search_start(problem, deadline)
+        if o.warm_start == "none":
+            return None
+        if o.warm_start == self.name:
+            raise SchedkitError("--warm-start cannot be 'milp' itself")
+        return solve(problem, o.warm_start)
+
+    def _improve(self, problem: Problem, built, deadline: float | None):
+        """Local search from the start schedule; a shorter one rebuilds the model (tighter big-Ms)."""
+        if self.options.warm_start == "none" or built.warm is None:
+            return built
+        budget = self.lns_budget(problem)
+        left = _left(deadline)
+        if budget <= 0 or (left is not None and 2 * built.build_seconds > left):
+            return built
+        from schedkit.milp.lns import improve
+
+        better = improve(built, built.warm, budget)
+        if better.makespan < built.warm.makespan:
+            return self.formulation.build(problem, warm=better)
+        return built
+
+    def _solve(self, built, time_limit: float | None) -> Result:
+        """The exact solve of ``built`` by the adapter, helped by subset bounds where it can be."""
+        from schedkit.milp.readback import exact_result, warm_values
+        from schedkit.milp.solvers import Feature, SolveOptions
+
+        o = self.options
         adapter = self.adapter
         start = None
         if o.warm_start != "none" and built.warm is not None and adapter.supports(Feature.WARM_START):
@@ -135,8 +169,20 @@ class Milp(Method):
             deadline = deadline_after(time_limit)
             beside = lambda shared: subset_bounds(built, built.warm, shared, deadline, o.verbose)  # noqa: E731
         raw = adapter.solve(built, SolveOptions(time_limit, o.gap, o.threads, o.verbose), start, beside)
-        return exact_result(built, raw, method=f"milp:{self.formulation.name}",
-                            seconds=time.perf_counter() - began)
+        return exact_result(built, raw, method=f"milp:{self.formulation.name}")
+
+    def _without_model(self, problem: Problem, best, why: str, began: float) -> Result:
+        """The answer when the model is too large to build: the best start schedule, saying why."""
+        from schedkit.problem.bounds import lower_bound
+
+        if best is None:
+            raise SchedkitError(f"{why}, and no heuristic schedule satisfies formulation "
+                                f"'{self.formulation.name}': try a decomposition, or a larger time limit")
+        orders = any(b.edge_delays() is not None for b in self.formulation.blocks)
+        return Result(termination=Termination.TIME_LIMIT, quality=Quality.FEASIBLE, provenance="heuristic",
+                      schedule=best.model_copy(update={"method": f"milp:{self.formulation.name}"}),
+                      bound=lower_bound(problem) if orders else None, seconds=time.perf_counter() - began,
+                      message=f"{why}: the best start schedule is returned")
 
     def lns_budget(self, problem: Problem) -> float:
         """Seconds of local search before the exact solve (see ``lns_seconds``)."""
@@ -163,21 +209,33 @@ LNS_SECONDS_PER_TASK = 0.15
 LNS_MAX_SECONDS = 30.0
 #: Below this many tasks with a choice, a round would free half the problem: no local search.
 LNS_MIN_TASKS = 25
+#: Share of the time limit left that the automatic warm-start search may take.
+START_SHARE = 0.1
 
 
-def _search_start(problem: Problem):
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.0, deadline - time.perf_counter())
+
+
+def _search_start(problem: Problem, deadline: float | None = None):
     """The best schedule of the registered methods that offer to start an exact solve.
 
     A method offers through :meth:`~schedkit.methods.Method.auto_start` (the heuristics
-    package's ``annealing`` does: a short seeded annealing from HEFT). The kernel's own
-    list schedules still compete in :func:`~schedkit.milp.horizon.choose_horizon`, which
-    keeps the best schedule that satisfies every block of the formulation.
+    package's ``annealing`` does: a short seeded annealing from HEFT); under a time limit it
+    gets :data:`START_SHARE` of the time left, when it takes a ``time_limit`` option. The
+    kernel's own list schedules still compete in :func:`~schedkit.milp.horizon.choose_horizon`,
+    which keeps the best schedule that satisfies every block of the formulation.
     """
     best = None
     for name, cls in METHODS.items():
         options = cls.auto_start(problem)
         if options is None or name == "milp":
             continue
+        left = _left(deadline)
+        if left is not None and "time_limit" in cls.Options.model_fields:
+            if left <= 0:
+                break
+            options = {**options, "time_limit": START_SHARE * left}
         try:
             found = cls(**options).solve(problem)
         except ProblemError:  # no heuristic placement (memory): other starts remain

@@ -134,7 +134,8 @@ class Result(BaseModel):
     def to_schedule(self) -> Schedule:
         """The schedule file: the rows, with the derived status, bound, objective and time."""
         update = {"status": self.status, "bound": self.bound, "solve_seconds": self.seconds,
-                  "method": self.method, "problem": self.problem, "formulation": self.formulation}
+                  "method": self.method, "problem": self.problem, "formulation": self.formulation,
+                  "message": self.message}
         if self.schedule is None:
             return Schedule(**update)
         return self.schedule.model_copy(update=update | {"objective": self.objective})

@@ -69,6 +69,8 @@ class Schedule(BaseModel):
     formulation: dict | None = None
     """The formulation the schedule was judged by, as formulation data (name and blocks);
     ``schedkit validate`` judges it by the same blocks."""
+    message: str | None = None
+    """Why the method answered as it did, when it has more to say than the status."""
     tasks: list[TaskRun] = []
     transfers: list[Transfer] = []
 

@@ -29,8 +29,11 @@ def to_schedule(problem: Problem, device_of: Sequence[int], start: Sequence[floa
     end = [0.0] * len(problem.tasks)
     for i, name in enumerate(problem.tasks):
         d = device_of[i]
-        end[i] = start[i] + problem.durations[i][d]
-        rows.append(TaskRun(task=name, device=problem.devices[d], start=start[i], end=end[i]))
+        end[i] = float(start[i]) + problem.durations[i][d]
+        # Built from the problem's own numbers: no field to check (pydantic's checks cost
+        # seconds on graphs with 100 000 edges).
+        rows.append(TaskRun.model_construct(task=name, device=problem.devices[d], start=float(start[i]), end=float(end[i]),
+                                            inputs=None))
     transfers = _transfers(problem, device_of, end)
     makespan = max([r.end for r in rows] + [t.end for t in transfers])
     return Schedule(problem=problem.name, method=method, status="heuristic", makespan=makespan,
@@ -68,7 +71,7 @@ def _transfers(problem: Problem, device_of: Sequence[int], end: Sequence[float])
     for i, j, size in problem.edges:
         u, v = device_of[i], device_of[j]
         if u != v and size > 0 and problem.pair_allowed(size, u, v):
-            out.append(Transfer(src=problem.tasks[i], dst=problem.tasks[j],
-                                from_=problem.devices[u], to=problem.devices[v],
-                                start=end[i], end=arrival(problem, end[i], size, u, v)))
+            out.append(Transfer.model_construct(src=problem.tasks[i], dst=problem.tasks[j],
+                                                from_=problem.devices[u], to=problem.devices[v],
+                                                start=end[i], end=arrival(problem, end[i], size, u, v)))
     return out

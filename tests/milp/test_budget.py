@@ -1,0 +1,60 @@
+"""A model too large for the time or memory at hand is not built: the best start schedule is returned."""
+
+import pytest
+
+import schedkit
+import schedkit.milp.budget as budget
+from schedkit.generators import erdos_renyi, layered
+from schedkit.milp import Milp, get_formulation
+from schedkit.milp.budget import model_size, too_large
+
+CASES = [("hetero20", lambda: schedkit.Problem.load("examples/hetero20.yaml")),
+         ("er60", lambda: schedkit.Problem.from_dict(erdos_renyi(60, 0.2, 4, seed=1))),
+         ("er120-dense", lambda: schedkit.Problem.from_dict(erdos_renyi(120, 0.4, 3, seed=2))),
+         ("layered", lambda: schedkit.Problem.from_dict(layered(8, 10, 0.4, 0.2, 4, seed=3)))]
+
+
+@pytest.mark.parametrize("name,make", CASES, ids=[c[0] for c in CASES])
+def test_the_estimate_is_within_a_factor_of_two(name, make):
+    problem = make()
+    formulation = get_formulation("latency")
+    built = formulation.build(problem)
+    actual = built.linear.num_nonzeros
+    assert actual / 2 <= model_size(formulation, problem) <= 2 * actual
+
+
+def test_too_large_names_time_and_memory():
+    assert too_large(1000, seconds_left=0.01, memory=10**9) is None          # quick builds always
+    assert "s to build (half of the 10 s left" in too_large(10**7, seconds_left=10.0, memory=10**12)
+    assert "GB free" in too_large(10**7, seconds_left=None, memory=10**8)
+    assert too_large(10**7, seconds_left=None, memory=10**12) is None
+
+
+def test_a_model_too_slow_to_build_returns_the_start_schedule(monkeypatch):
+    monkeypatch.setattr(budget, "BUILD_SECONDS_PER_NONZERO", 1.0)            # every model is huge
+    problem = schedkit.Problem.load("examples/hetero20.yaml")
+    schedule = schedkit.solve(problem, "milp", time_limit=5)
+    assert schedule.status == "heuristic" and schedule.tasks
+    assert "the model would hold about" in schedule.message and "best start schedule" in schedule.message
+    assert schedule.bound is not None and schedule.bound <= schedule.makespan
+    assert schedule.violations(problem) == []
+
+
+def test_a_model_too_big_for_memory_without_any_schedule_is_refused(monkeypatch):
+    # The list schedules run out of memory on this packing (5 + 4 on one device leaves no room
+    # for 6); the MILP alone would find {5, 5} and {4, 6}, but memory is "too small" for it.
+    data = {"name": "pack", "devices": [{"name": "a", "memory": 10}, {"name": "b", "memory": 10}],
+            "tasks": [{"name": f"t{i}", "work": 1, "memory": m} for i, m in enumerate([5, 5, 4, 6])]}
+    problem = schedkit.Problem.from_dict(data)
+    assert schedkit.solve(problem, "milp", warm_start="none").makespan == 2
+    monkeypatch.setattr(budget, "available_memory", lambda: 1000)
+    with pytest.raises(schedkit.SchedkitError, match=r"GB free\), and no heuristic schedule satisfies "
+                                                     r"formulation 'latency'"):
+        schedkit.solve(problem, "milp", warm_start="none")
+
+
+def test_the_time_limit_bounds_the_whole_method(monkeypatch):
+    problem = schedkit.Problem.from_dict(erdos_renyi(40, 0.2, 4, seed=3))
+    schedule = Milp(time_limit=2).solve(problem)
+    assert schedule.solve_seconds < 2 + 1.5   # HiGHS may overrun its own limit a little
+    assert schedule.status in ("optimal", "feasible")
