@@ -21,7 +21,7 @@ def test_format_schedule_on_tiny(tiny):
     _, schedule = tiny
     assert format_schedule(schedule) == (
         "cpu:\n"
-        "       4.216 - 4.516      sample\n"
+        "     4.21625 - 4.51625    sample\n"
         "gpu0:\n"
         "           0 - 0.4        embed\n"
         "         0.4 - 1.9        mlp\n"

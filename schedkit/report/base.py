@@ -12,7 +12,7 @@ Examples
 >>> RENDERERS.get("no-such-picture")
 Traceback (most recent call last):
 ...
-schedkit.errors.SchedkitError: unknown renderer 'no-such-picture' (known: text)
+schedkit.errors.SchedkitError: unknown renderer 'no-such-picture' (known: gantt, html, svg, text, trace)
 """
 
 from __future__ import annotations
@@ -88,7 +88,9 @@ def list_renderers() -> list[tuple[str, str]]:
 
     Examples
     --------
-    >>> list_renderers()
-    [('text', 'The schedule as text, one line per task, grouped by device.')]
+    >>> dict(list_renderers())["text"]
+    'The schedule as text, one line per task, grouped by device.'
+    >>> [name for name, _ in list_renderers()]
+    ['gantt', 'html', 'svg', 'text', 'trace']
     """
     return [(name, doc_line(function)) for name, function in RENDERERS.items()]

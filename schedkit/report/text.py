@@ -13,7 +13,8 @@ def format_schedule(schedule: Any) -> str:
     """The schedule as text, one line per task, grouped by device.
 
     Devices come in name order, the tasks of a device by start time; devices without a
-    task are left out.
+    task are left out. Times get as many significant digits (6 to 12) as it takes to tell
+    every two different times of the schedule apart.
 
     Parameters
     ----------
@@ -30,7 +31,7 @@ def format_schedule(schedule: Any) -> str:
     >>> from schedkit import Problem, solve
     >>> print(format_schedule(solve(Problem.load("examples/tiny.yaml"), "heft")))
     cpu:
-           4.216 - 4.516      sample
+         4.21625 - 4.51625    sample
     gpu0:
                0 - 0.4        embed
              0.4 - 1.9        mlp
@@ -42,11 +43,22 @@ def format_schedule(schedule: Any) -> str:
     by_device: dict[str, list] = {}
     for row in schedule.tasks:
         by_device.setdefault(row.device, []).append(row)
+    digits = _digits([t for row in schedule.tasks for t in (row.start, row.end)])
+    width = max(10, digits + 4)
     for device in sorted(by_device):
         lines.append(f"{device}:")
         for row in sorted(by_device[device], key=lambda r: r.start):
-            lines.append(f"  {row.start:>10.4g} - {row.end:<10.4g} {row.task}")
+            lines.append(f"  {row.start:>{width}.{digits}g} - {row.end:<{width}.{digits}g} {row.task}")
     return "\n".join(lines)
+
+
+def _digits(times: list[float]) -> int:
+    """The fewest significant digits (6 to 12) that print different times differently."""
+    distinct = set(times)
+    for digits in range(6, 13):
+        if len({f"{t:.{digits}g}" for t in distinct}) == len(distinct):
+            return digits
+    return 12
 
 
 @register_renderer("text")

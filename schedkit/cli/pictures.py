@@ -1,0 +1,200 @@
+"""``schedkit plot``, ``trace`` and ``report``: pictures of a schedule, written atomically.
+
+Each command reads a problem and a schedule of it (a schedule of another problem is a
+one-line error naming the mismatch), renders with the registered renderer
+(:mod:`schedkit.report`) and writes the file only when rendering succeeded. ``schedkit
+solve --plot FILE --report FILE`` uses :func:`write_pictures` to do the same after a solve.
+
+Examples
+--------
+>>> import argparse
+>>> parser = argparse.ArgumentParser(prog="schedkit")
+>>> add_picture_commands(parser.add_subparsers(dest="command"))
+>>> args = parser.parse_args(["plot", "p.yaml", "s.json", "-o", "g.svg"])
+>>> args.handler.__name__, args.outputs
+('run_plot', {'output': ('.png', '.svg', '.pdf')})
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from schedkit.cli.common import add_formulation, files, load_problem
+
+__all__ = ["PLOT_FILES", "REPORT_FILES", "TRACE_FILES", "TIME_UNITS", "add_picture_commands",
+           "run_plot", "run_trace", "run_report", "write_pictures", "write_output", "mathematics"]
+
+PLOT_FILES = (".png", ".svg", ".pdf")
+REPORT_FILES = (".html", ".htm")
+TRACE_FILES = (".json",)
+#: Microseconds per time unit, for the trace's ``--time-unit``.
+TIME_UNITS = {"s": 1e6, "ms": 1e3, "us": 1.0}
+_COLOURS = ("op", "group", "device", "none")
+
+
+def add_picture_commands(subparsers: Any) -> None:
+    """Add ``plot``, ``trace`` and ``report``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        What ``ArgumentParser.add_subparsers()`` returned.
+    """
+    def inputs(p: argparse.ArgumentParser) -> None:
+        p.add_argument("problem", help="problem file (schedkit/v1, JSON or YAML)")
+        p.add_argument("schedule", help="a schedule of that problem (schedkit solve -o)")
+
+    def colours(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--colour-by", "--color-by", dest="colour_by", choices=_COLOURS, default=None,
+                       help="what the task colours show [op when the tasks give one, else group]")
+
+    p = subparsers.add_parser(
+        "plot", help="draw a schedule as a Gantt chart (PNG, SVG or PDF; needs schedkit[viz])",
+        description="Draw a Gantt chart with matplotlib: a row per device, a row per channel that "
+                    "carries transfers, and the memory level of each device under them when the "
+                    "problem has memory data.")
+    inputs(p)
+    p.add_argument("-o", "--output", required=True, help="picture to write: .png, .svg or .pdf")
+    colours(p)
+    p.add_argument("--title", default=None, help="title [the schedule's summary line]")
+    p.add_argument("--width", type=float, default=12.0, help="width in inches [12]")
+    p.add_argument("--dpi", type=int, default=110, help="resolution of a PNG [110]")
+    p.set_defaults(handler=run_plot, **files(("problem", "schedule"), {"output": PLOT_FILES}))
+
+    p = subparsers.add_parser(
+        "trace", help="write a schedule as a Chrome trace / Perfetto JSON file",
+        description="Write a Chrome trace (open it in chrome://tracing or ui.perfetto.dev): a "
+                    "process per device and per busy channel, transfers as flow arrows.")
+    inputs(p)
+    p.add_argument("-o", "--output", required=True, help="trace to write (.json)")
+    p.add_argument("--time-unit", choices=list(TIME_UNITS), default="ms",
+                   help="the problem's unit of time [ms, as in schedkit's examples and importers]")
+    p.set_defaults(handler=run_trace, **files(("problem", "schedule"), {"output": TRACE_FILES}))
+
+    p = subparsers.add_parser(
+        "report", help="write a self-contained HTML page about a schedule",
+        description="Write one HTML page: summary, status, bound and gap, the validator's verdict, "
+                    "the Gantt chart (inline SVG), utilisation per device, transfers and the "
+                    "formulation's mathematics.")
+    inputs(p)
+    p.add_argument("-o", "--output", required=True, help="page to write (.html)")
+    add_formulation(p)
+    colours(p)
+    p.set_defaults(handler=run_report,
+                   **files(("problem", "schedule", "formulation"), {"output": REPORT_FILES}))
+
+
+def _load(args: argparse.Namespace) -> tuple[Any, Any]:
+    from schedkit.report.layout import check_fits
+    from schedkit.schedule import Schedule
+
+    problem = load_problem(args.problem)
+    schedule = Schedule.load(args.schedule)
+    check_fits(problem, schedule, source=str(args.schedule))
+    return problem, schedule
+
+
+def write_output(path: str | Path, content: str | bytes) -> None:
+    """Write text or bytes atomically (nothing is left behind when it fails).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "x.bin"
+    >>> write_output(out, b"\\x00\\x01"); out.read_bytes()
+    b'\\x00\\x01'
+    """
+    from schedkit.atomic import atomic_output, write_text_atomic
+
+    if isinstance(content, str):
+        write_text_atomic(path, content)
+        return
+    with atomic_output(path) as tmp:
+        Path(tmp).write_bytes(content)
+
+
+def mathematics(formulation: str | None, method: str) -> tuple[str, list]:
+    """The formulation's ``describe()`` text and its blocks, for a report.
+
+    ``formulation`` (a preset name or a file) when given; else the formulation a
+    ``milp:NAME`` schedule names; else ``latency``, whose blocks state the problem's own
+    semantics, by which every heuristic's schedule is judged.
+    """
+    from schedkit.errors import SchedkitError
+    from schedkit.milp import get_formulation
+
+    if formulation is None and ":" in method:
+        try:
+            found = get_formulation(method.split(":", 1)[1])
+            return found.describe(), list(found.blocks)
+        except SchedkitError:
+            pass  # an external solver's or a decomposition's label: fall back to latency
+    found = get_formulation(formulation)
+    return found.describe(), list(found.blocks)
+
+
+def write_pictures(problem: Any, schedule: Any, *, plot: str | None = None, report: str | None = None,
+                   formulation: str | None = None, violations: list[str] | None = None,
+                   colour_by: str | None = None) -> None:
+    """Render and write a Gantt picture and/or a report of a schedule (``solve --plot/--report``)."""
+    from schedkit.report import render
+
+    if plot:
+        write_output(plot, render("gantt", problem, schedule, format=Path(plot).suffix[1:].lower(),
+                                  colour_by=colour_by))
+    if report:
+        text, blocks = mathematics(formulation, schedule.method)
+        if violations is None:
+            violations = schedule.violations(problem, blocks)
+        write_output(report, render("html", problem, schedule, formulation=text,
+                                    violations=violations, colour_by=colour_by))
+
+
+def run_plot(args: argparse.Namespace) -> int:
+    """Handle ``schedkit plot``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from schedkit import Problem, solve
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> solve(Problem.load("examples/tiny.yaml"), "heft").write(folder / "s.json")
+    >>> run_plot(argparse.Namespace(problem="examples/tiny.yaml", schedule=str(folder / "s.json"),
+    ...          output=str(folder / "g.png"), colour_by=None, title=None, width=12.0, dpi=80))
+    wrote .../g.png
+    0
+    """
+    from schedkit.report import render
+
+    problem, schedule = _load(args)
+    picture = render("gantt", problem, schedule, format=Path(args.output).suffix[1:].lower(),
+                     colour_by=args.colour_by, title=args.title, width=args.width, dpi=args.dpi)
+    write_output(args.output, picture)
+    print(f"wrote {args.output}")
+    return 0
+
+
+def run_trace(args: argparse.Namespace) -> int:
+    """Handle ``schedkit trace``."""
+    from schedkit.report import render
+
+    problem, schedule = _load(args)
+    write_output(args.output, render("trace", problem, schedule, scale=TIME_UNITS[args.time_unit]))
+    print(f"wrote {args.output}: open it in chrome://tracing or https://ui.perfetto.dev")
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """Handle ``schedkit report``: the page shows the validator's verdict on the schedule."""
+    from schedkit.report import render
+
+    problem, schedule = _load(args)
+    text, blocks = mathematics(args.formulation, schedule.method)
+    found = schedule.violations(problem, blocks)
+    write_output(args.output, render("html", problem, schedule, formulation=text, violations=found,
+                                     colour_by=args.colour_by))
+    verdict = "valid" if not found else f"invalid: {len(found)} violation(s)"
+    print(f"wrote {args.output} ({verdict})")
+    return 0

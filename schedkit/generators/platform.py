@@ -1,0 +1,146 @@
+"""Devices files (``schedkit-platform/v1``) for the ONNX importer: CPUs and GPUs from presets.
+
+A platform lists each device's roofline (peak FLOP/s, memory bandwidth, launch overhead,
+memory) and the links between devices, in physical units (see
+:mod:`schedkit.importers.platform`). The presets are rounded public figures of common parts
+(dense FP32 peak, memory bandwidth and size); GPUs of one model share a ``group`` (they are
+identical, which symmetry breaking uses).
+
+Layout: every GPU hangs off the first CPU by PCIe 4.0 x16 (16 GB/s, 10 us); GPUs are joined
+pairwise by ``gpu_link`` (NVLink-class 50 GB/s, or PCIe 16 GB/s, or ``none``: their data
+then goes through the CPU); several CPUs are joined by a socket link (40 GB/s, 1 us).
+
+Examples
+--------
+>>> data = platform(cpus=1, gpus=2, gpu_model="a100,t4")
+>>> [(d["name"], d["peak_flops"]) for d in data["devices"]]
+[('cpu', 1500000000000.0), ('gpu0', 19500000000000.0), ('gpu1', 8100000000000.0)]
+>>> [(l["src"], l["dst"]) for l in data["links"]]
+[('cpu', 'gpu0'), ('cpu', 'gpu1'), ('gpu0', 'gpu1')]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schedkit.errors import ProblemError
+
+__all__ = ["platform", "GPU_MODELS", "CPU_MODELS", "GPU_LINKS", "PLATFORM_HEADER"]
+
+#: GPU presets: peak FP32 FLOP/s, memory bandwidth (bytes/s), memory (bytes), launch overhead (s).
+GPU_MODELS = {
+    "a100": (1.95e13, 1.55e12, 40e9, 8e-6),
+    "h100": (6.7e13, 3.35e12, 80e9, 8e-6),
+    "v100": (1.57e13, 9.0e11, 32e9, 8e-6),
+    "t4": (8.1e12, 3.2e11, 16e9, 8e-6),
+    "l4": (3.03e13, 3.0e11, 24e9, 8e-6),
+}
+#: CPU presets, same fields.
+CPU_MODELS = {
+    "server": (1.5e12, 1.0e11, 64e9, 2e-6),
+    "desktop": (6.0e11, 6.0e10, 32e9, 2e-6),
+    "laptop": (2.0e11, 4.0e10, 16e9, 2e-6),
+}
+#: GPU-to-GPU links: bandwidth (bytes/s), latency (s); ``none`` routes through the CPU.
+GPU_LINKS = {"nvlink": (5.0e10, 5e-6), "pcie": (1.6e10, 1e-5), "none": None}
+_PCIE = (1.6e10, 1e-5)
+_SOCKET = (4.0e10, 1e-6)
+
+#: Comment block written above a generated devices file.
+PLATFORM_HEADER = """\
+# schedkit-platform/v1 devices file for 'schedkit convert onnx MODEL.onnx --platform FILE'.
+# peak_flops in FLOP/s, memory_bandwidth in bytes/s, launch_overhead in seconds, memory in
+# bytes; links: bandwidth in bytes/s, latency in seconds. An operator of F FLOPs moving B bytes
+# takes launch_overhead + max(F / peak_flops, B / memory_bandwidth) on a device; the problem
+# written from this file counts time in 'time_unit'.
+"""
+
+
+def _models(text: str, known: dict, what: str) -> list[str]:
+    names = [m.strip().lower() for m in str(text).split(",") if m.strip()]
+    for name in names:
+        if name not in known:
+            raise ProblemError(f"unknown {what} model '{name}' (known: {', '.join(sorted(known))})")
+    if not names:
+        raise ProblemError(f"give at least one {what} model")
+    return names
+
+
+def _device(name: str, preset: tuple, group: str | None) -> dict:
+    flops, bandwidth, memory, overhead = preset
+    row: dict[str, Any] = {"name": name, "peak_flops": flops, "memory_bandwidth": bandwidth,
+                           "launch_overhead": overhead, "memory": memory}
+    if group:
+        row["group"] = group
+    return row
+
+
+def platform(cpus: int = 1, gpus: int = 2, gpu_model: str = "a100", cpu_model: str = "server",
+             gpu_link: str = "nvlink", time_unit: str = "ms", name: str | None = None) -> dict:
+    """A devices file as data (see the module documentation).
+
+    Parameters
+    ----------
+    cpus, gpus : int
+        Device counts (at least one device in all).
+    gpu_model : str
+        A preset of :data:`GPU_MODELS`, or several separated by commas, used in turn
+        (``"a100,t4"``: gpu0 an A100, gpu1 a T4, gpu2 an A100...).
+    cpu_model : str
+        A preset of :data:`CPU_MODELS` (or several, in turn).
+    gpu_link : {"nvlink", "pcie", "none"}
+        How GPUs are joined to each other.
+    time_unit : {"ms", "s", "us"}
+        Unit of time of the problems converted with this platform.
+    name : str, optional
+        Platform name (default ``cpu{C}_gpu{G}``).
+
+    Returns
+    -------
+    dict
+        ``schedkit-platform/v1`` data.
+
+    Examples
+    --------
+    >>> [d["name"] for d in platform(cpus=2, gpus=0)["devices"]]
+    ['cpu0', 'cpu1']
+    >>> platform(gpus=1, gpu_model="b200")
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.ProblemError: unknown GPU model 'b200' (known: a100, h100, l4, t4, v100)
+    """
+    for label, value in (("cpus", cpus), ("gpus", gpus)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ProblemError(f"{label}: needs an integer >= 0, got {value!r}")
+    if cpus + gpus == 0:
+        raise ProblemError("a platform needs at least one device (--cpus or --gpus)")
+    if gpu_link not in GPU_LINKS:
+        raise ProblemError(f"unknown GPU link '{gpu_link}' (known: {', '.join(GPU_LINKS)})")
+    if gpus and gpu_link == "none" and not cpus:
+        raise ProblemError("GPUs without a GPU link need a CPU to route through (--cpus >= 1)")
+    if time_unit not in ("s", "ms", "us"):
+        raise ProblemError(f"unknown time unit '{time_unit}' (s, ms or us)")
+    gpu_names = _models(gpu_model, GPU_MODELS, "GPU") if gpus else []
+    cpu_names = _models(cpu_model, CPU_MODELS, "CPU") if cpus else []
+    devices, links = [], []
+    cpu_ids = ["cpu"] if cpus == 1 else [f"cpu{k}" for k in range(cpus)]
+    for k, device in enumerate(cpu_ids):
+        model = cpu_names[k % len(cpu_names)]
+        same = sum(1 for j in range(cpus) if cpu_names[j % len(cpu_names)] == model)
+        devices.append(_device(device, CPU_MODELS[model], f"cpu-{model}" if same > 1 else None))
+    gpu_ids = [f"gpu{k}" for k in range(gpus)]
+    for k, device in enumerate(gpu_ids):
+        model = gpu_names[k % len(gpu_names)]
+        same = sum(1 for j in range(gpus) if gpu_names[j % len(gpu_names)] == model)
+        devices.append(_device(device, GPU_MODELS[model], f"gpu-{model}" if same > 1 else None))
+    for a, b in zip(cpu_ids, cpu_ids[1:]):
+        links.append({"src": a, "dst": b, "bandwidth": _SOCKET[0], "latency": _SOCKET[1]})
+    for device in gpu_ids if cpus else []:
+        links.append({"src": cpu_ids[0], "dst": device, "bandwidth": _PCIE[0], "latency": _PCIE[1]})
+    if GPU_LINKS[gpu_link] is not None:
+        bandwidth, latency = GPU_LINKS[gpu_link]
+        for k, a in enumerate(gpu_ids):
+            for b in gpu_ids[k + 1:]:
+                links.append({"src": a, "dst": b, "bandwidth": bandwidth, "latency": latency})
+    return {"format": "schedkit-platform/v1", "name": name or f"cpu{cpus}_gpu{gpus}",
+            "time_unit": time_unit, "devices": devices, "links": links}

@@ -1,0 +1,181 @@
+"""The devices file (``schedkit-platform/v1``): a roofline per device, and the links.
+
+Importers that compute durations from operation counts (ONNX) read a platform: per
+device its peak FLOP rate, its memory bandwidth and a fixed launch overhead, and the links
+between devices. Physical units in the file (FLOP/s, bytes/s, seconds, bytes); the problem
+written from it uses the platform's ``time_unit`` (milliseconds by default, like the
+shipped examples), so link bandwidths become bytes per time unit.
+
+The duration of an operator of ``F`` FLOPs that moves ``B`` bytes on a device is the
+roofline ``launch_overhead + max(F / peak_flops, B / memory_bandwidth)``.
+
+Examples
+--------
+>>> platform = parse_platform({
+...     "devices": [{"name": "gpu", "peak_flops": 1e13, "memory_bandwidth": 1e12,
+...                  "launch_overhead": 5e-6},
+...                 {"name": "cpu", "peak_flops": 1e12, "memory_bandwidth": 1e11}],
+...     "links": [{"src": "gpu", "dst": "cpu", "bandwidth": 1.6e10, "latency": 1e-5}]})
+>>> round(platform.duration(platform.devices[0], flops=2e9, moved=1e6), 6)   # ms
+0.205
+>>> platform.problem_links()
+[{'src': 'gpu', 'dst': 'cpu', 'bandwidth': 16000000.0, 'latency': 0.01}]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from schedkit.errors import ProblemError
+from schedkit.problem.spec import Name, NonNegative, Positive, read_data
+from schedkit.registry import one_line
+
+__all__ = ["PLATFORM_FORMAT", "TIME_UNITS", "Platform", "RooflineDevice", "PlatformLink",
+           "parse_platform", "load_platform"]
+
+PLATFORM_FORMAT = "schedkit-platform/v1"
+#: Seconds per time unit of the problem written from a platform.
+TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class RooflineDevice(_Frozen):
+    """A device described by its roofline."""
+
+    name: Name
+    """Unique device name."""
+    peak_flops: Positive
+    """Peak floating-point operations per second (FLOP/s)."""
+    memory_bandwidth: Positive
+    """Bandwidth of the device's own memory, bytes per second."""
+    launch_overhead: NonNegative = 0.0
+    """Fixed time added to every operator (kernel launch, dispatch), seconds."""
+    memory: NonNegative | None = None
+    """Memory capacity in bytes; unlimited when absent."""
+    group: str | None = None
+    """Identical devices share a group (symmetry breaking)."""
+    unsupported_ops: list[str] = []
+    """Operator types this device cannot run (no duration there)."""
+
+
+class PlatformLink(_Frozen):
+    """A link between two devices."""
+
+    src: Name
+    dst: Name
+    bandwidth: Positive
+    """Bytes per second."""
+    latency: NonNegative = 0.0
+    """Seconds added to every transfer."""
+    bidirectional: bool = True
+    """Also carries data from ``dst`` to ``src``."""
+    channel: str | None = None
+    """Links that share a channel contend for it."""
+
+
+class Platform(_Frozen):
+    """Devices with rooflines and the links between them."""
+
+    format: Literal["schedkit-platform/v1"] = PLATFORM_FORMAT
+    name: Name = "platform"
+    time_unit: Literal["s", "ms", "us"] = "ms"
+    """Unit of every time in the problem written from this platform."""
+    devices: list[RooflineDevice] = Field(min_length=1)
+    links: list[PlatformLink] = []
+
+    @model_validator(mode="after")
+    def _known_names(self) -> Platform:
+        names = set()
+        for device in self.devices:
+            if device.name in names:
+                raise ValueError(f"duplicate device name '{device.name}'")
+            names.add(device.name)
+        for link in self.links:
+            for end in (link.src, link.dst):
+                if end not in names:
+                    raise ValueError(f"link {link.src}->{link.dst}: unknown device '{end}'")
+        return self
+
+    @property
+    def seconds(self) -> float:
+        """Seconds per time unit."""
+        return TIME_UNITS[self.time_unit]
+
+    def duration(self, device: RooflineDevice, flops: float, moved: float) -> float:
+        """Roofline time of an operator on ``device``, in the platform's time unit.
+
+        Parameters
+        ----------
+        device : RooflineDevice
+            One of :attr:`devices`.
+        flops : float
+            Floating-point operations of the operator.
+        moved : float
+            Bytes it reads and writes.
+        """
+        busy = max(flops / device.peak_flops, moved / device.memory_bandwidth)
+        return (device.launch_overhead + busy) / self.seconds
+
+    def problem_devices(self) -> list[dict]:
+        """The ``devices`` of a ``schedkit/v1`` problem (names, memory, groups)."""
+        rows = []
+        for d in self.devices:
+            row: dict[str, Any] = {"name": d.name}
+            if d.memory is not None:
+                row["memory"] = d.memory
+            if d.group is not None:
+                row["group"] = d.group
+            rows.append(row)
+        return rows
+
+    def problem_links(self) -> list[dict]:
+        """The ``links`` of a ``schedkit/v1`` problem, in bytes per time unit and time units."""
+        rows = []
+        for link in self.links:
+            row: dict[str, Any] = {"src": link.src, "dst": link.dst,
+                                   "bandwidth": link.bandwidth * self.seconds,
+                                   "latency": link.latency / self.seconds}
+            if not link.bidirectional:
+                row["bidirectional"] = False
+            if link.channel is not None:
+                row["channel"] = link.channel
+            rows.append(row)
+        return rows
+
+
+def parse_platform(data: Any, source: str = "platform") -> Platform:
+    """Validate Python data as a :class:`Platform` (one-line :class:`ProblemError` otherwise).
+
+    Examples
+    --------
+    >>> parse_platform({"devices": [{"name": "gpu", "memory_bandwidth": 1e12}]}, "p.yaml")
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.ProblemError: p.yaml: device 'gpu' peak_flops: Field required
+    """
+    if not isinstance(data, dict):
+        raise ProblemError(f"{source}: expected a mapping with 'devices' (a {PLATFORM_FORMAT} file)")
+    fmt = data.get("format", PLATFORM_FORMAT)
+    if fmt != PLATFORM_FORMAT:
+        raise ProblemError(f"{source}: unsupported format {fmt!r} (expected {PLATFORM_FORMAT!r})")
+    try:
+        return Platform.model_validate(data)
+    except ValidationError as exc:
+        raise ProblemError(one_line(exc, data, prefix=source)) from None
+
+
+def load_platform(path: str | Path) -> Platform:
+    """Read a devices file (YAML or JSON) as a :class:`Platform`.
+
+    Examples
+    --------
+    >>> load_platform("examples/platform_cpu_2gpu.yaml").time_unit
+    'ms'
+    """
+    return parse_platform(read_data(path), source=str(path))
