@@ -1,1 +1,17 @@
-"""Decompositions: split a problem, solve the parts with any method, combine."""
+"""Decompositions: split or coarsen a problem, solve the parts with any method, combine.
+
+Each module registers one decomposition (and the method of the same name) with the
+kernel's :data:`~schedkit.decompose.DECOMPOSITIONS` registry:
+
+- ``bridge_dp``: DiviML's MILP-SPLIT, modules between bridges and articulation points, one
+  part per module and device pair, a dynamic program over the chain (exact on a chain);
+- ``kedge``: DiviML's multi-channel splitting, modules from k-edge-connected components
+  solved in topological order, with DiviML's recursive lower bound;
+- ``merge``: She et al.'s greedy node merging to at most N nodes (a coarsening);
+- ``fusion``: MOIRAI's operator-fusion coarsening by ordered rules on task ``op``.
+"""
+
+from schedkit.decompositions import bridge_dp as _bridge_dp  # noqa: F401
+from schedkit.decompositions import kedge as _kedge  # noqa: F401
+from schedkit.decompositions import merge as _merge  # noqa: F401
+from schedkit.decompositions import fusion as _fusion  # noqa: F401

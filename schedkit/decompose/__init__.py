@@ -2,19 +2,24 @@
 
 The decompositions themselves (bridge DP, k-edge splitting, greedy merging, operator
 fusion) live in the ``schedkit.decompositions`` plug-in package and use this kernel
-machinery; they reach inner methods by name through the method registry.
+machinery (:mod:`~schedkit.decompose.subproblem` to cut parts out and stitch schedules
+back, :mod:`~schedkit.decompose.coarsen` to coarsen); they reach inner methods by name
+through the method registry.
 """
 
-from schedkit.decompose.reduction import (DECOMPOSITIONS, EXACTNESS, Exactness, InverseData, NoOptions,
-                                          Reduction, Split, fingerprint)
-from schedkit.decompose.parts import Part, PartError, part_options, part_result, solve_part
-from schedkit.decompose.executor import make_executor, parse_executor, run_parts, usable_cores
+from schedkit.decompose.reduction import (DECOMPOSITIONS, DEFAULT_BLOCKS, EXACTNESS, DecompositionRefused,
+                                          Exactness, InverseData, NoOptions, Reduction, Split, fingerprint)
+from schedkit.decompose.parts import Part, PartError, in_part, part_options, part_result, solve_part
+from schedkit.decompose.executor import (EXECUTORS, executor_for, make_executor, parse_executor, run_parts,
+                                         terminal_progress, usable_cores)
 from schedkit.decompose.chain import Chain, combine
 from schedkit.decompose.method import (DecomposeOptions, DecompositionMethod, decomposition_method,
-                                       register_decomposition, unregister_decomposition)
+                                       parse_options_text, register_decomposition,
+                                       unregister_decomposition)
 
-__all__ = ["DECOMPOSITIONS", "EXACTNESS", "Exactness", "InverseData", "NoOptions", "Reduction", "Split",
-           "fingerprint", "register_decomposition", "unregister_decomposition", "Part", "PartError",
-           "part_options", "part_result", "solve_part", "make_executor", "parse_executor", "run_parts",
-           "usable_cores", "Chain", "combine", "DecomposeOptions", "DecompositionMethod",
-           "decomposition_method"]
+__all__ = ["DECOMPOSITIONS", "DEFAULT_BLOCKS", "EXACTNESS", "DecompositionRefused", "Exactness",
+           "InverseData", "NoOptions", "Reduction", "Split", "fingerprint", "register_decomposition",
+           "unregister_decomposition", "Part", "PartError", "in_part", "part_options", "part_result",
+           "solve_part", "EXECUTORS", "executor_for", "make_executor", "parse_executor", "run_parts",
+           "terminal_progress", "usable_cores", "Chain", "combine", "DecomposeOptions",
+           "DecompositionMethod", "decomposition_method", "parse_options_text"]

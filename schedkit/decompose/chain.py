@@ -33,8 +33,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from schedkit.decompose.reduction import (EXACTNESS, Exactness, InverseData, Reduction, Split,
-                                          fingerprint)
+from schedkit.decompose.reduction import (EXACTNESS, DecompositionRefused, Exactness, InverseData,
+                                          Reduction, Split, fingerprint)
 from schedkit.errors import SchedkitError
 from schedkit.problem import Problem
 from schedkit.schedule import Quality, Result, Termination
@@ -46,7 +46,7 @@ SEVERITY = (Termination.ERROR, Termination.INTERRUPTED, Termination.TIME_LIMIT, 
 
 
 def combine(exactness: Iterable[Exactness], parts: Sequence[Result], inverted: Result | None = None,
-            *, method: str = "", problem: str = "") -> Result:
+            *, method: str = "", problem: str = "", optional: bool = False) -> Result:
     """The result of a decomposition, from the exactness of its steps and its parts' results.
 
     This is the only place where a decomposition's quality is decided. ``invert``
@@ -66,6 +66,10 @@ def combine(exactness: Iterable[Exactness], parts: Sequence[Result], inverted: R
       **none** (the file says ``no_solution``), with a message naming the part.
     - The **termination** is the most telling among the parts' (:data:`SEVERITY`):
       ``finished`` only if every part finished.
+    - With ``optional`` parts (a split that chooses among alternatives, such as
+      ``bridge_dp``'s device pairs), a part without a schedule does not make the result
+      schedule-less when the split still inverted the others into one; the result is
+      then optimal only if every such part was *proven* infeasible.
 
     Parameters
     ----------
@@ -77,6 +81,8 @@ def combine(exactness: Iterable[Exactness], parts: Sequence[Result], inverted: R
         What the steps' ``invert`` made of them (``None`` when a part had no schedule).
     method, problem : str
         Names for the combined result (default: those of ``inverted``).
+    optional : bool
+        The split may do without some parts (see above).
 
     Examples
     --------
@@ -104,7 +110,8 @@ def combine(exactness: Iterable[Exactness], parts: Sequence[Result], inverted: R
     names = {"method": method or (inverted.method if inverted is not None else ""),
              "problem": problem or (inverted.problem if inverted is not None else "")}
     missing = [k for k, r in enumerate(parts) if r.schedule is None]
-    if missing:
+    usable = optional and inverted is not None and inverted.schedule is not None
+    if missing and not usable:
         proofs = [k for k in missing if parts[k].quality is Quality.INFEASIBLE]
         k = proofs[0] if proofs else missing[0]
         what = "is infeasible" if parts[k].quality is Quality.INFEASIBLE else "found no schedule"
@@ -117,7 +124,8 @@ def combine(exactness: Iterable[Exactness], parts: Sequence[Result], inverted: R
         why = inverted.message if inverted is not None and inverted.message else "no schedule"
         return Result(termination=termination, quality=Quality.NONE, provenance="decomposition",
                       message=f"the decomposition could not combine its parts: {why}", **names)
-    optimal = exact and all(r.quality is Quality.OPTIMAL for r in parts)
+    optimal = exact and all(r.quality is Quality.OPTIMAL or (optional and r.quality is Quality.INFEASIBLE)
+                            for r in parts)
     bound = None if "restriction" in words else inverted.bound
     if optimal:
         bound = inverted.objective
@@ -171,17 +179,21 @@ class Chain:
         return not self.steps or self.steps[0].accepts(problem, blocks)
 
     def apply(self, problem: Problem, blocks: list | None = None) -> tuple[list[Problem], InverseData]:
-        """Apply every step; return the parts and the chain's inverse data.
+        """Apply every step; return the parts (of the first round) and the chain's inverse data.
 
-        Raises a one-line :class:`~schedkit.errors.SchedkitError` when a step does not
-        accept its input.
+        Raises :class:`~schedkit.decompose.reduction.DecompositionRefused` (one line, with
+        the step's reason) when a step does not accept its input.
         """
         trail = []
         current = problem
+        output = None
         for step in self.steps:
-            if not step.accepts(current, blocks):
-                raise SchedkitError(f"decomposition '{step.name}' does not accept problem "
-                                    f"'{current.name}'")
+            why = step.refusal(current, blocks)
+            if why is None and not step.accepts(current, blocks):
+                why = "it does not accept it"
+            if why is not None:
+                raise DecompositionRefused(f"decomposition '{step.name}' does not accept problem "
+                                           f"'{current.name}': {why}")
             output, inverse = step.apply(current, blocks)
             trail.append((inverse, current))
             if isinstance(step, Reduction):
@@ -189,6 +201,35 @@ class Chain:
         parts = list(output) if self.split is not None else [current]
         payload = {"steps": tuple(trail), "parts": len(parts), "problem": problem.name}
         return parts, InverseData(made_by=self.name, problem=fingerprint(problem), payload=payload)
+
+    def advance(self, results: Sequence[Result], inverse: InverseData) -> tuple[list[Problem], InverseData] | None:
+        """The next round of parts of the chain's split (see :meth:`Split.advance`), made
+        from the results of every part so far, and the updated inverse data; ``None`` when
+        the split has no further round (or the chain has no split, or a part has no schedule).
+        """
+        payload = inverse.payload
+        if self.split is None or len(results) != payload["parts"]:
+            return None
+        if not self.split.optional_parts and any(r.schedule is None for r in results):
+            return None
+        trail = list(payload["steps"])
+        split_inverse, split_input = trail[-1]
+        split_inverse.check(self.split, split_input)
+        step = self.split.advance(list(results), split_inverse)
+        if step is None:
+            return None
+        parts, split_inverse = step
+        trail[-1] = (split_inverse, split_input)
+        payload = dict(payload, steps=tuple(trail), parts=payload["parts"] + len(parts))
+        return list(parts), InverseData(made_by=inverse.made_by, problem=inverse.problem,
+                                        payload=payload, exactness=inverse.exactness)
+
+    def achieved(self, inverse: InverseData) -> tuple[Exactness, ...]:
+        """The exactness of every step as applied: a step's inverse data may say it achieved
+        less than it declares (see :attr:`InverseData.exactness`)."""
+        trail = inverse.payload["steps"]
+        return tuple(step_inverse.exactness or step.exactness
+                     for step, (step_inverse, _) in zip(self.steps, trail))
 
     def invert(self, results: Sequence[Result], inverse: InverseData, *, problem: Problem | None = None,
                method: str = "") -> Result:
@@ -207,9 +248,11 @@ class Chain:
             raise SchedkitError(f"decomposition '{self.name}' made {payload['parts']} parts, "
                                 f"got {len(results)} results")
         results = list(results)
-        names = {"method": method or self.name, "problem": payload["problem"]}
-        if any(r.schedule is None for r in results):
-            return combine(self.exactness, results, None, **names)
+        optional = self.split is not None and self.split.optional_parts
+        names = {"method": method or self.name, "problem": payload["problem"], "optional": optional}
+        exactness = self.achieved(inverse)
+        if not optional and any(r.schedule is None for r in results):
+            return combine(exactness, results, None, **names)
         trail = payload["steps"]
         current: Result | None = None
         for k in reversed(range(len(self.steps))):
@@ -227,5 +270,5 @@ class Chain:
                 break
         if not self.steps:
             current = results[0]
-        return combine(self.exactness, results, current, **names)
+        return combine(exactness, results, current, **names)
 

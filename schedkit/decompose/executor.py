@@ -8,7 +8,10 @@ uses ``concurrent.futures.as_completed``, which does not work with Dask's future
 (dask/distributed issue #3695); results come back in the order of the parts, whichever
 finished first.
 
-:func:`make_executor` turns the words a user types (``--executor process``) into one.
+:func:`make_executor` turns the words a user types (``--executor process``) into one;
+:func:`executor_for` is what a decomposition method uses: the same executors, except that
+process pools are kept and reused by later runs in this process (starting worker
+processes costs more than most parts).
 
 Examples
 --------
@@ -21,25 +24,35 @@ Examples
 [0, 1, 2]
 >>> make_executor("serial") is None
 True
->>> make_executor("dask")
-Traceback (most recent call last):
-...
-schedkit.errors.SchedkitError: executor 'dask' is not available yet; use 'serial' or 'process'
+>>> parse_executor("dask://scheduler:8786")
+'tcp://scheduler:8786'
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
+from pathlib import Path
 
-from schedkit.decompose.parts import Part, part_result, solve_part
+from schedkit.decompose.parts import Part, in_part, part_result, solve_part
 from schedkit.errors import SchedkitError
 from schedkit.schedule import Result
 
 #: The words :func:`make_executor` understands.
-EXECUTORS = ("serial", "process", "process:N", "dask", "dask://HOST:PORT")
+EXECUTORS = ("serial", "process", "process:N", "dask", "dask:N", "dask://HOST:PORT")
+
+#: Seconds to wait for a Dask scheduler named by ``dask://HOST:PORT`` (the environment
+#: variable ``SCHEDKIT_DASK_TIMEOUT`` overrides it).
+DASK_TIMEOUT = 10.0
+
+#: Modules the process pools' fork server imports once, so that each worker starts warm.
+PRELOAD = ["schedkit.decompose.parts", "schedkit.heuristics", "schedkit.formulations",
+           "schedkit.decompositions"]
 
 Progress = Callable[[int, int], object]
 
@@ -102,7 +115,44 @@ def run_parts(parts: Sequence[Part], executor: Executor | None = None,
     return [part_result(answer) for answer in answers]
 
 
-def make_executor(spec: str = "serial") -> Executor | None:
+def parse_executor(spec: str) -> int | str | None:
+    """Check an executor's name without starting anything.
+
+    Returns ``None`` for ``serial``, the number of worker processes for ``process`` and
+    ``process:N``, and for Dask the scheduler's address (``tcp://HOST:PORT``), or
+    ``local:N`` for a local cluster of N workers; raises the one-line error
+    :func:`make_executor` would raise otherwise.
+
+    Examples
+    --------
+    >>> parse_executor("serial"), parse_executor("process:3"), parse_executor("dask:2")
+    (None, 3, 'local:2')
+    >>> parse_executor("threads")
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.SchedkitError: unknown executor 'threads' (known: serial, process, process:N, dask, dask:N, dask://HOST:PORT)
+    """
+    word = spec.strip()
+    if word == "serial":
+        return None
+    if word in ("process", "dask"):
+        count = usable_cores()
+    elif word.startswith(("process:", "dask:")) and not word.startswith("dask://"):
+        text = word.partition(":")[2]
+        if not text.isdigit() or int(text) < 1:
+            raise SchedkitError(f"executor '{spec}': the number of workers must be a whole number >= 1")
+        count = int(text)
+    elif word.startswith("dask://"):
+        host, _, port = word[len("dask://"):].rpartition(":")
+        if not host or not port.isdigit():
+            raise SchedkitError(f"executor '{spec}': a Dask scheduler is named dask://HOST:PORT")
+        return f"tcp://{host}:{port}"
+    else:
+        raise SchedkitError(f"unknown executor '{spec}' (known: {', '.join(EXECUTORS)})")
+    return count if word.startswith("process") else f"local:{count}"
+
+
+def make_executor(spec: str = "serial", timeout: float | None = None) -> Executor | None:
     """The executor a user names, or ``None`` for serial runs.
 
     Parameters
@@ -112,8 +162,12 @@ def make_executor(spec: str = "serial") -> Executor | None:
         ``process``: a ``ProcessPoolExecutor`` with one worker per core this process may
         use (:func:`usable_cores`); ``process:N``: with ``N`` workers. Workers are started
         by the ``forkserver`` method where the platform has it (never ``fork``: a solver's
-        threads do not survive it), else ``spawn``. ``dask`` and ``dask://HOST:PORT``: not
-        yet available (an error says so).
+        threads do not survive it), else ``spawn``. ``dask``: a Dask ``LocalCluster`` of
+        one single-threaded worker process per usable core (``dask:N``: N workers), closed
+        with the executor; ``dask://HOST:PORT``: the scheduler at that address, whose
+        workers must have schedkit installed (needs the ``dask`` extra).
+    timeout : float, optional
+        Seconds to wait for a Dask scheduler (default :data:`DASK_TIMEOUT`).
 
     Returns
     -------
@@ -121,38 +175,128 @@ def make_executor(spec: str = "serial") -> Executor | None:
         An executor is a context manager: the caller closes it (``with make_executor(s) or
         contextlib.nullcontext() as executor: ...``).
     """
-    workers = parse_executor(spec)
-    if workers is None:
+    target = parse_executor(spec)
+    if target is None:
         return None
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    if isinstance(target, int):
+        return ProcessPoolExecutor(max_workers=target, mp_context=_process_context())
+    from schedkit.decompose.dask import DaskExecutor
+
+    if target.startswith("local:"):
+        return DaskExecutor(workers=int(target.partition(":")[2]))
+    return DaskExecutor(address=target, timeout=_dask_timeout() if timeout is None else timeout,
+                        label=spec)
 
 
-def parse_executor(spec: str) -> int | None:
-    """Check an executor's name without starting anything: ``None`` for ``serial``, else
-    the number of worker processes; the error :func:`make_executor` would raise otherwise.
+_POOLS: dict[int, ProcessPoolExecutor] = {}
+
+
+@atexit.register
+def _shut_pools() -> None:
+    # Before the interpreter tears down its modules, or the pools' threads complain.
+    for pool in _POOLS.values():
+        pool.shutdown(wait=True, cancel_futures=True)
+    _POOLS.clear()
+
+
+@contextlib.contextmanager
+def executor_for(spec: str) -> Iterator[Executor | None]:
+    """The executor ``spec`` names, for one decomposition run (a context manager).
+
+    As :func:`make_executor`, except that a process pool is kept after the run and reused
+    by the next run that asks for as many workers (a pool that broke is replaced), and that
+    the parts run in this process (``None``, the same results) when worker processes could
+    not start (:func:`workers_can_start`); a Dask client and its local cluster are closed
+    at the end of the run.
+    """
+    target = parse_executor(spec)
+    if target is None or (isinstance(target, int) and not workers_can_start()):
+        yield None
+    elif isinstance(target, int):
+        pool = _POOLS.get(target)
+        if pool is None or getattr(pool, "_broken", False) or getattr(pool, "_shutdown_thread", False):
+            pool = _POOLS[target] = ProcessPoolExecutor(max_workers=target, mp_context=_process_context())
+        yield pool
+    else:
+        with make_executor(spec) as executor:
+            yield executor
+
+
+def workers_can_start() -> bool:
+    """Whether worker processes can start from this program.
+
+    A worker started by ``forkserver`` or ``spawn`` imports the main script again: a script
+    that does its work without an ``if __name__ == "__main__":`` guard would run it again in
+    every worker, which fails. Such a script (run as ``python script.py``, its text without
+    the guard) gets its parts run in its own process instead; an interactive session,
+    ``python -m``, pytest and guarded scripts get worker processes.
 
     Examples
     --------
-    >>> parse_executor("serial"), parse_executor("process:3")
-    (None, 3)
-    >>> parse_executor("threads")
-    Traceback (most recent call last):
-    ...
-    schedkit.errors.SchedkitError: unknown executor 'threads' (known: serial, process, process:N, dask, dask://HOST:PORT)
+    >>> workers_can_start()       # doctests run under a guarded runner
+    True
     """
-    word = spec.strip()
-    if word == "serial":
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if path is None or getattr(main, "__spec__", None) is not None:
+        return True
+    try:
+        text = Path(path).read_text()
+    except (OSError, UnicodeDecodeError):
+        return True
+    return "__main__" in text
+
+
+def _process_context():
+    methods = multiprocessing.get_all_start_methods()
+    if "forkserver" not in methods:
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
+
+
+def _dask_timeout() -> float:
+    text = os.environ.get("SCHEDKIT_DASK_TIMEOUT")
+    try:
+        return float(text) if text else DASK_TIMEOUT
+    except ValueError:
+        raise SchedkitError(f"SCHEDKIT_DASK_TIMEOUT={text!r} is not a number of seconds") from None
+
+
+def terminal_progress(label: str) -> Progress | None:
+    """A progress bar over parts on the terminal (tqdm, where installed), or ``None``.
+
+    ``None`` when standard error is not a terminal, or inside a part (a decomposition run
+    by another one's worker shows no bar of its own).
+
+    Examples
+    --------
+    >>> terminal_progress("bridge_dp") is None     # doctests do not run on a terminal
+    True
+    """
+    if in_part() or not getattr(sys.stderr, "isatty", lambda: False)():
         return None
-    if word == "process":
-        return usable_cores()
-    if word.startswith("process:"):
-        count = word.partition(":")[2]
-        if not count.isdigit() or int(count) < 1:
-            raise SchedkitError(f"executor '{spec}': the number of processes must be a whole "
-                                f"number >= 1")
-        return int(count)
-    if word == "dask" or word.startswith("dask://"):
-        raise SchedkitError(f"executor '{word}' is not available yet; use 'serial' or 'process'")
-    raise SchedkitError(f"unknown executor '{spec}' (known: {', '.join(EXECUTORS)})")
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        tqdm = None
+    state: dict = {}
+
+    def show(done: int, total: int) -> None:
+        if tqdm is None:
+            print(f"\r{label}: {done}/{total} parts", end="\n" if done >= total else "",
+                  file=sys.stderr, flush=True)
+            return
+        bar = state.get("bar")
+        if bar is None:
+            if done >= total:
+                return
+            bar = state["bar"] = tqdm(total=total, initial=done, desc=label, unit="part", leave=False)
+        bar.total = total
+        bar.update(done - bar.n)
+        if done >= total:  # a round ended; a later round opens a new bar
+            bar.close()
+            del state["bar"]
+
+    return show

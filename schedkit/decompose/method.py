@@ -7,9 +7,14 @@ registered :class:`~schedkit.decompose.reduction.Reduction` or
 
 1. asks the inner method for the blocks its schedules are judged by,
 2. applies the decomposition to the problem (its :class:`~schedkit.decompose.chain.Chain`),
+   or refuses it in one line (a block it does not support, a graph it cannot split),
 3. solves every part with the inner method, reached by name, on the executor the
-   options name (:func:`~schedkit.decompose.executor.run_parts`),
+   options name (:func:`~schedkit.decompose.executor.run_parts`): by default a process
+   pool over the usable cores, kept for later runs; a round of one part runs in this
+   process. A split that comes in rounds (``kedge``) gets the next round from the results,
 4. inverts the results; :func:`~schedkit.decompose.chain.combine` decides the quality.
+
+On a terminal, a progress bar counts the parts (tqdm, where installed).
 
 :meth:`~schedkit.methods.Method.result` then validates the schedule on the *original*
 problem with the inner method's blocks: with ``inner="milp"`` and a formulation, that
@@ -28,7 +33,7 @@ Examples
 ...     def invert(self, results, inverse):
 ...         return results[0]
 >>> p = Problem.load("examples/tiny.yaml")
->>> s = solve(p, "whole_method_example", inner="milp", inner_options={"time_limit": 30})
+>>> s = solve(p, "whole_method_example", inner="milp", inner_options="time_limit=30")
 >>> s.status, s.method, round(s.makespan, 3)
 ('optimal', 'whole_method_example:milp', 4.516)
 >>> solve(p, "whole_method_example", inner="heft").status     # a heuristic proves nothing
@@ -37,13 +42,14 @@ Examples
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+import json
 from typing import Any, ClassVar
 
+import yaml
 from pydantic import field_validator
 
 from schedkit.decompose.chain import Chain
-from schedkit.decompose.executor import Progress, make_executor, parse_executor, run_parts
+from schedkit.decompose.executor import Progress, executor_for, parse_executor, run_parts, terminal_progress
 from schedkit.decompose.parts import Part, part_options
 from schedkit.decompose.reduction import DECOMPOSITIONS, NoOptions, Reduction, Split
 from schedkit.errors import SchedkitError
@@ -59,17 +65,62 @@ class DecomposeOptions(MethodOptions):
     inner: str = "milp"
     """The registered method that solves every part."""
     inner_options: dict[str, Any] = {}
-    """Its options, as plain data (a formulation as its data or its name); a method that
-    takes ``threads`` gets ``threads=1`` per part unless set here."""
-    executor: str = "serial"
-    """Where the parts run: ``serial`` (this process, one after the other), ``process``
-    (a process pool over the usable cores) or ``process:N``."""
+    """Its options, as plain data (a formulation as its data or its name), or as text: a
+    JSON object or ``key=value`` pairs separated by commas (``time_limit=5,formulation=jssp``);
+    a method that takes ``threads`` gets ``threads=1`` per part unless set here."""
+    executor: str = "process"
+    """Where the parts run: ``process`` (a process pool over the usable cores, the default),
+    ``process:N``, ``serial`` (this process, one after the other), ``dask`` (a Dask
+    ``LocalCluster``; ``dask:N`` with N workers) or ``dask://HOST:PORT`` (a running Dask
+    scheduler). The schedule is the same on every executor."""
 
     @field_validator("inner")
     @classmethod
     def _known_method(cls, value: str) -> str:
         METHODS.get(value)  # one-line error naming the known methods
         return value
+
+    @field_validator("inner_options", mode="before")
+    @classmethod
+    def _options_from_text(cls, value: Any) -> Any:
+        return parse_options_text(value) if isinstance(value, str) else value
+
+
+def parse_options_text(text: str) -> dict:
+    """Options from the command line: a JSON object, or ``key=value`` pairs separated by
+    commas whose values are read as YAML scalars.
+
+    Examples
+    --------
+    >>> parse_options_text('{"time_limit": 5}')
+    {'time_limit': 5}
+    >>> parse_options_text("time_limit=5, formulation=jssp, verbose=true")
+    {'time_limit': 5, 'formulation': 'jssp', 'verbose': True}
+    >>> parse_options_text("5")
+    Traceback (most recent call last):
+    ...
+    ValueError: expected a JSON object or key=value pairs, got '5'
+    """
+    text = text.strip()
+    if not text:
+        return {}
+    if text.startswith("{"):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"malformed JSON at column {exc.colno}: {exc.msg}") from None
+        if isinstance(value, dict):
+            return value
+    options = {}
+    for item in text.split(","):
+        key, equals, value = item.partition("=")
+        if not equals or not key.strip():
+            raise ValueError(f"expected a JSON object or key=value pairs, got {text!r}")
+        try:
+            options[key.strip()] = yaml.safe_load(value.strip()) if value.strip() else ""
+        except yaml.YAMLError:
+            options[key.strip()] = value.strip()
+    return options
 
 
 class DecompositionMethod(Method):
@@ -99,7 +150,7 @@ class DecompositionMethod(Method):
         self.inner = METHODS.get(o.inner)(**part_options(o.inner, o.inner_options))
         own = {key: getattr(o, key) for key in self.decomposition.Options.model_fields}
         self.chain = Chain.of(self.decomposition(**own))
-        self.progress = progress
+        self.progress = progress if progress is not None else terminal_progress(self.name)
 
     def blocks(self, problem: Problem) -> list:
         """The inner method's blocks: the parts and the whole are judged by the same ones."""
@@ -109,10 +160,24 @@ class DecompositionMethod(Method):
         o = self.options
         blocks = self.blocks(problem)
         subproblems, inverse = self.chain.apply(problem, blocks)
-        parts = [Part.of(sub, o.inner, o.inner_options) for sub in subproblems]
-        with make_executor(o.executor) or nullcontext() as executor:
-            results = run_parts(parts, executor, self.progress)
+        results: list[Result] = []
+        with executor_for(o.executor) as executor:
+            while True:
+                parts = [Part.of(sub, o.inner, o.inner_options) for sub in subproblems]
+                # A round of one part gains nothing from a worker: it runs here.
+                results += run_parts(parts, executor if len(parts) > 1 else None,
+                                     self._round_progress(len(results)))
+                step = self.chain.advance(results, inverse)
+                if step is None:
+                    break
+                subproblems, inverse = step
         return self.chain.invert(results, inverse, problem=problem, method=f"{self.name}:{o.inner}")
+
+    def _round_progress(self, before: int) -> Progress | None:
+        """The progress of one round, counted with the parts of the rounds before it."""
+        if self.progress is None:
+            return None
+        return lambda done, total: self.progress(before + done, before + total)
 
 
 def decomposition_method(name: str, decomposition: type[Reduction] | type[Split], *,

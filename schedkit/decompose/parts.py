@@ -10,7 +10,9 @@ sends back the :class:`~schedkit.schedule.Result` as plain data.
 
 A part runs on one core: methods that take a ``threads`` option get ``threads=1`` unless
 the options say otherwise, so a pool of *k* processes asks for *k* cores (the ``milp``
-method would otherwise start a second thread for its bound search).
+method would otherwise start a second thread for its bound search). For the same reason
+a decomposition used as a part's method (``fusion`` with ``inner="bridge_dp"``) runs its
+own parts serially, in the worker, unless its options name an ``executor``.
 
 Examples
 --------
@@ -27,6 +29,7 @@ Examples
 
 from __future__ import annotations
 
+import contextvars
 import json
 from dataclasses import dataclass, field
 
@@ -34,6 +37,14 @@ from schedkit.errors import SchedkitError
 from schedkit.methods import METHODS
 from schedkit.problem import Problem, ProblemSpec, parse_spec
 from schedkit.schedule import Result
+
+
+_IN_PART = contextvars.ContextVar("schedkit_in_part", default=False)
+
+
+def in_part() -> bool:
+    """Whether this code runs inside :func:`solve_part` (a part's method, in any worker)."""
+    return _IN_PART.get()
 
 
 class PartError(SchedkitError):
@@ -45,7 +56,8 @@ class PartError(SchedkitError):
 
 def part_options(method: str, options: dict | None = None) -> dict:
     """The options a part passes to ``method``: ``options`` plus ``threads=1`` when the
-    method takes a ``threads`` option and ``options`` does not set it.
+    method takes a ``threads`` option, and ``executor="serial"`` when it takes an
+    ``executor`` option (a decomposition), that ``options`` do not set.
 
     Examples
     --------
@@ -57,8 +69,10 @@ def part_options(method: str, options: dict | None = None) -> dict:
     {}
     """
     options = dict(options or {})
-    if "threads" not in options and "threads" in METHODS.get(method).Options.model_fields:
-        options["threads"] = 1
+    fields = METHODS.get(method).Options.model_fields
+    for key, value in (("threads", 1), ("executor", "serial")):
+        if key not in options and key in fields:
+            options[key] = value
     return options
 
 
@@ -139,11 +153,18 @@ def solve_part(payload: dict) -> dict:
     data = payload["problem"]
     method = payload["method"]
     label = f"part '{data.get('name', '?') if isinstance(data, dict) else '?'}' ({method})"
+    if method not in METHODS:
+        raise PartError(f"{label}: method '{method}' is not registered in this process (a method "
+                        f"registered at run time is known only to the process that registered it: "
+                        f"use executor 'serial', or register it in an importable module)")
+    token = _IN_PART.set(True)
     try:
         problem = Problem(parse_spec(data))
         result = METHODS.get(method)(**payload.get("options", {})).result(problem)
     except SchedkitError as exc:
         raise PartError(f"{label}: {exc}") from None
+    finally:
+        _IN_PART.reset(token)
     return result.model_dump(mode="json", by_alias=True)
 
 

@@ -20,7 +20,16 @@ Every reduction declares how its output relates to its input (``exactness``):
     Answers are valid, and the bound ``invert`` reports is a valid lower bound of the input.
 
 :func:`~schedkit.decompose.chain.combine` derives the quality of a whole decomposition
-from these words; nothing else claims optimality.
+from these words; nothing else claims optimality. A step may achieve less than it declares
+on a given problem (``bridge_dp`` is exact only on a chain of single-entry, single-exit
+modules): it then says so in :attr:`InverseData.exactness`, which the chain uses instead.
+
+A reduction also says which constraint blocks it understands (``supports``): a
+formulation with a semantic block outside that set, or a problem it cannot split, is
+refused before anything runs, with one line saying why (:meth:`Reduction.refusal`).
+A :class:`Split` may come in rounds (``advance``): the parts of one round are independent
+jobs, the next round is made from their results (``kedge`` solves its modules in
+topological order).
 
 Examples
 --------
@@ -58,9 +67,20 @@ from schedkit.errors import SchedkitError
 from schedkit.problem import Problem, ProblemSpec
 from schedkit.registry import Registry, one_line
 from schedkit.schedule import Result
+from schedkit.validate import semantic_blocks
 
 Exactness = Literal["equivalent", "restriction", "relaxation"]
 EXACTNESS: tuple[str, ...] = ("equivalent", "restriction", "relaxation")
+
+#: The blocks every built-in decomposition understands: the problem's own semantics
+#: (pins, collocation, precedence with transfers, one task at a time per device, static
+#: memory); a decomposition narrows or widens this set in its ``supports``.
+DEFAULT_BLOCKS = frozenset({"assignment", "placement", "precedence", "no_overlap", "memory"})
+
+
+class DecompositionRefused(SchedkitError):
+    """A decomposition does not apply to a problem or a formulation; the message says why."""
+
 
 #: Registered decompositions (:class:`Reduction` and :class:`Split` subclasses), by name;
 #: :func:`~schedkit.decompose.method.register_decomposition` adds to it (and registers a method).
@@ -107,6 +127,9 @@ class InverseData:
     made_by: str
     problem: str
     payload: Any = None
+    exactness: Exactness | None = None
+    """What this application achieved, when weaker than the reduction's declared
+    ``exactness`` (``None``: as declared)."""
 
     def check(self, reduction: Reduction | Split | str, spec: ProblemSpec | Problem | dict) -> None:
         """Raise a one-line :class:`~schedkit.errors.SchedkitError` unless this inverse data
@@ -149,19 +172,47 @@ class _Step(ABC):
             raise TypeError(f"{cls.__name__}.exactness is {cls.exactness!r}, "
                             f"not one of {', '.join(EXACTNESS)}")
 
-    def accepts(self, problem: Problem, blocks: list | None = None) -> bool:
-        """Whether this reduction applies to ``problem`` judged by ``blocks`` (default: yes)."""
-        return True
+    supports: ClassVar[frozenset[str] | None] = None
+    """The kinds of semantic blocks this reduction keeps the meaning of (``None``: every
+    kind). A formulation with another semantic block that applies to the problem is
+    refused (:meth:`refusal`)."""
 
-    def inverse(self, problem: Problem | ProblemSpec, payload: Any = None) -> InverseData:
-        """Inverse data made by this reduction from ``problem``, carrying ``payload``."""
-        return InverseData(made_by=self.name, problem=fingerprint(problem), payload=payload)
+    def refusal(self, problem: Problem, blocks: list | None = None) -> str | None:
+        """Why this reduction does not apply to ``problem`` judged by ``blocks``, in one
+        line, or ``None`` when it does.
+
+        The default refuses a semantic block (one that applies to the problem) whose kind
+        is not in :attr:`supports`; subclasses add their own reasons (and call this one).
+        ``blocks`` are a formulation's blocks (default: the problem's own semantics).
+        """
+        if self.supports is None:
+            return None
+        for block in semantic_blocks(problem, blocks):
+            if block.kind not in self.supports:
+                return f"block '{block.kind}' is not supported by decomposition '{self.name}'"
+        return None
+
+    def accepts(self, problem: Problem, blocks: list | None = None) -> bool:
+        """Whether this reduction applies to ``problem`` judged by ``blocks`` (see :meth:`refusal`)."""
+        return self.refusal(problem, blocks) is None
+
+    def inverse(self, problem: Problem | ProblemSpec, payload: Any = None,
+                exactness: Exactness | None = None) -> InverseData:
+        """Inverse data made by this reduction from ``problem``, carrying ``payload``;
+        ``exactness``: what this application achieved when weaker than declared."""
+        if exactness is not None and exactness not in EXACTNESS:
+            raise SchedkitError(f"exactness '{exactness}' is not one of {', '.join(EXACTNESS)}")
+        if exactness == self.exactness:
+            exactness = None
+        return InverseData(made_by=self.name, problem=fingerprint(problem), payload=payload,
+                           exactness=exactness)
 
     @abstractmethod
     def invert(self, results: list[Result], inverse: InverseData) -> Result:
         """The result of the input problem from the results of the output(s).
 
-        Called only when every result carries a schedule. The quality, termination and
+        Called only when every result carries a schedule (unless the split declares
+        ``optional_parts``). The quality, termination and
         provenance of what it returns are decided afterwards by
         :func:`~schedkit.decompose.chain.combine`; ``invert`` supplies the schedule of the
         input problem (named after it) and, if it can, a bound.
@@ -190,6 +241,26 @@ class Split(_Step):
     ``invert`` (which receives one result per part, in the order of the parts).
     """
 
+    optional_parts: ClassVar[bool] = False
+    """Whether ``invert`` can do without some parts (alternatives it chooses among): it is
+    then called even when some results carry no schedule, and may return a schedule-less
+    result itself (see :func:`~schedkit.decompose.chain.combine`)."""
+
     @abstractmethod
     def apply(self, problem: Problem, blocks: list | None = None) -> tuple[list[Problem], InverseData]:
         """The parts (sub-problems, each with its own name) and the inverse data."""
+
+    def preview(self, problem: Problem, blocks: list | None = None) -> list[Problem]:
+        """The sub-problems a user inspects (``schedkit decompose``): by default the parts
+        of :meth:`apply`; a split in rounds returns its pieces as plain problems."""
+        return self.apply(problem, blocks)[0]
+
+    def advance(self, results: list[Result], inverse: InverseData) -> tuple[list[Problem], InverseData] | None:
+        """The next round of parts, made from the results of every part so far (in order),
+        and the updated inverse data; ``None`` (the default) when there is none.
+
+        The parts of one round are independent jobs; a split that needs the answers of
+        one round to make the next (modules solved in topological order) overrides this.
+        ``invert`` then receives the results of every round, in order.
+        """
+        return None

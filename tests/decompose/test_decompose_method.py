@@ -73,7 +73,7 @@ def registered():
 
 def test_a_split_with_a_heuristic_inside_gives_a_validated_schedule():
     p = two_chains()
-    s = solve(p, "components", inner="heft")
+    s = solve(p, "components", inner="heft", executor="serial")
     s.validate(p)
     assert (s.problem, s.method, s.status) == ("two_chains", "components:heft", "feasible")
     assert s.makespan == OPTIMUM and s.bound == 4.0  # the larger of the parts' bounds
@@ -105,18 +105,18 @@ def test_a_restriction_proves_nothing():
 
 def test_a_part_without_schedule_makes_no_solution_with_a_message():
     p = two_chains()
-    result = METHODS.get("components")(inner="test_nothing").result(p)
+    result = METHODS.get("components")(inner="test_nothing", executor="serial").result(p)
     assert (result.status, result.termination, result.provenance) == \
         ("no_solution", Termination.TIME_LIMIT, "decomposition")
     assert result.message == "part 1 of 2 ('two_chains/0') found no schedule: gave up"
-    s = solve(p, "components", inner="test_nothing")
+    s = solve(p, "components", inner="test_nothing", executor="serial")
     assert (s.status, s.tasks, s.problem) == ("no_solution", [], "two_chains")
 
 
 @pytest.mark.parametrize("name, status", [("components", "infeasible"), ("identity", "infeasible"),
                                           ("coarse", "no_solution")])
 def test_infeasible_only_when_every_step_is_equivalent(name, status):
-    result = METHODS.get(name)(inner="test_refuted").result(two_chains())
+    result = METHODS.get(name)(inner="test_refuted", executor="serial").result(two_chains())
     assert result.status == status
     assert result.message.endswith("is infeasible: proved")
 
@@ -142,7 +142,8 @@ def test_validation_uses_the_inner_method_blocks():
 
 def test_the_parts_get_one_thread_and_the_progress_is_reported():
     calls = []
-    method = METHODS.get("components")(inner="milp", progress=lambda done, total: calls.append((done, total)))
+    method = METHODS.get("components")(inner="milp", executor="serial",
+                                        progress=lambda done, total: calls.append((done, total)))
     assert method.inner.options.threads == 1
     method.result(two_chains())
     assert calls == [(0, 2), (1, 2), (2, 2)]
@@ -168,8 +169,10 @@ def test_the_method_is_listed_with_the_decomposition_summary():
 @pytest.mark.parametrize("options, message", [
     ({"inner": "components"}, "the inner method cannot be 'components' itself"),
     ({"inner": "nope"}, "unknown method 'nope'"),
-    ({"executor": "dask"}, "executor 'dask' is not available yet"),
-    ({"executor": "dask://host:8786"}, "executor 'dask://host:8786' is not available yet"),
+    ({"executor": "threads"}, "unknown executor 'threads'"),
+    ({"executor": "dask://host"}, "executor 'dask://host': a Dask scheduler is named dask://HOST:PORT"),
+    ({"executor": "process:0"}, "the number of workers must be a whole number >= 1"),
+    ({"inner_options": "time_limit"}, "expected a JSON object or key=value pairs"),
     ({"inner": "milp", "inner_options": {"formulation": "nope"}}, "nope"),
     ({"inner": "heft", "inner_options": {"threads": 2}}, "method 'heft' takes no option 'threads'"),
 ])
@@ -185,3 +188,35 @@ def test_a_problem_the_split_does_not_accept_is_an_error():
         task["durations"] = {"gpu0": 1, "cpu1": 1}
     with pytest.raises(SchedkitError, match="decomposition 'components' does not accept problem"):
         solve(Problem.from_dict(data), "components", inner="heft")
+
+
+def test_inner_options_may_be_text():
+    method = METHODS.get("components")(inner="milp", inner_options='{"time_limit": 5, "gap": 0.1}')
+    assert method.options.inner_options == {"time_limit": 5, "gap": 0.1}
+    method = METHODS.get("components")(inner="milp", inner_options="time_limit=5, formulation=jssp")
+    assert method.options.inner_options == {"time_limit": 5, "formulation": "jssp"}
+    assert method.inner.options.formulation == "jssp" and method.inner.options.threads == 1
+
+
+def test_the_default_executor_is_a_process_pool_and_it_is_reused():
+    from schedkit.decompose import executor_for
+
+    assert METHODS.get("components").Options().executor == "process"
+    with executor_for("process:2") as first:
+        pass
+    with executor_for("process:2") as second:
+        assert second is first  # kept for the next run
+    p = two_chains()
+    assert solve(p, "components", inner="heft").makespan == OPTIMUM
+
+
+def test_a_nested_decomposition_runs_its_parts_serially():
+    from schedkit.decompose import part_options
+
+    assert part_options("components", {}) == {"executor": "serial"}
+    assert part_options("components", {"executor": "process:2"}) == {"executor": "process:2"}
+
+
+def test_a_method_registered_at_run_time_is_unknown_to_worker_processes():
+    with pytest.raises(SchedkitError, match="method 'test_nothing' is not registered in this process"):
+        solve(two_chains(), "components", inner="test_nothing", executor="process:2")

@@ -89,8 +89,12 @@ def test_executor_words():
     assert make_executor("serial") is None
     assert parse_executor("process:4") == 4
     assert parse_executor("process") == usable_cores()
-    for word in ("dask", "dask://scheduler:8786"):
-        with pytest.raises(SchedkitError, match=f"executor '{word}' is not available yet"):
+    assert parse_executor("dask") == f"local:{usable_cores()}"
+    assert parse_executor("dask:3") == "local:3"
+    assert parse_executor("dask://scheduler:8786") == "tcp://scheduler:8786"
+    for word, message in [("dask://scheduler", "a Dask scheduler is named dask://HOST:PORT"),
+                          ("dask:0", "whole number >= 1"), ("ray", "unknown executor 'ray'")]:
+        with pytest.raises(SchedkitError, match=message):
             make_executor(word)
     with pytest.raises(SchedkitError, match="unknown executor 'ray'"):
         make_executor("ray")

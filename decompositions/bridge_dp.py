@@ -1,0 +1,288 @@
+"""``bridge_dp``: DiviML's MILP-SPLIT, a chain of modules solved per device pair and joined by a DP.
+
+The task graph is cut where it narrows to one edge or one task that every path from the
+inputs to the outputs crosses:
+
+- a **bridge** of the undirected graph (networkx) ``a -> b`` whose tail ``a`` follows
+  every task before it and whose head ``b`` precedes every task after it;
+- an **articulation point** ``x`` (not the end of such a bridge) with every other task
+  before or after it and no edge jumping over it. It becomes a zero-cost bridge to a twin
+  ``x'`` of duration 0 that must sit on ``x``'s device: ``x`` ends one module, ``x'``
+  starts the next with ``x``'s out-edges.
+
+Between two cuts lies a **module** ``M_t`` with one entry (the head of the cut before it)
+and one exit (the tail of the cut after it). For every input device ``u`` and output
+device ``v``, ``OPT(M_t, u, v)`` is the best makespan of the module alone with its entry
+pinned to ``u`` and its exit to ``v``: one part each, independent jobs. ``invert`` runs
+the dynamic program over the chain,
+
+    dp(M_t, v) = min over u, v' of  dp(M_t-1, v') + com(t, v', u) + OPT(M_t, u, v),
+
+where ``com`` is the cut's transfer from ``v'`` to ``u`` (0 on one device, forbidden
+from ``x`` to a twin elsewhere), follows the chosen pairs back and stitches their
+schedules: each device runs module after module in the order its part chose, the times
+recomputed left-shifted on the whole problem.
+
+Every task of a module follows its entry and precedes its exit, so in any schedule the
+modules run one after the other and the DP is exact: with exact parts it equals the
+monolithic optimum (``exactness = "equivalent"``), and the same DP over the parts' lower
+bounds is a lower bound of the whole problem, reported as the schedule's bound. A graph
+without such a cut cannot be split (use ``kedge``); static memory that can bind (a device
+that cannot hold every task that may run on it: memory is shared by every module on a
+device) and collocation groups that span modules are refused.
+
+Examples
+--------
+>>> from schedkit import Problem, solve
+>>> from schedkit.generators import rwnn
+>>> p = Problem.from_dict(rwnn(modules=3, nodes=4, channels=1, seed=2))
+>>> s = solve(p, "bridge_dp", inner="milp", executor="serial")
+>>> s.status, s.makespan == solve(p, "milp", threads=1).makespan
+('optimal', True)
+>>> parts, _ = BridgeDP().apply(p)
+>>> len(parts), parts[0].name, parts[1].name
+(33, 'rwnn-3x4-c1-sdep-mixed-2/m1/*-gpu0', 'rwnn-3x4-c1-sdep-mixed-2/m1/*-gpu1')
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import networkx as nx
+from pydantic import BaseModel, ConfigDict, Field
+
+from schedkit.decompose import DECOMPOSITIONS, Split, register_decomposition
+from schedkit.decompose.reduction import DEFAULT_BLOCKS
+from schedkit.decompose.subproblem import orders_by_start, stitch, sub_problem
+from schedkit.errors import ProblemError
+from schedkit.problem import Problem
+from schedkit.schedule import Quality, Result, Termination
+from schedkit.validate import semantic_blocks
+
+__all__ = ["BridgeDP", "BridgeOptions", "Cut", "chain_cuts", "modules"]
+
+TWIN = "~twin"
+"""Suffix of a twin's name (a name no task of the problem may already use)."""
+
+
+class BridgeOptions(BaseModel):
+    """Options of ``bridge_dp``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    min_tasks: int = Field(1, ge=1)
+    """Join neighbouring modules until each has at least this many tasks (fewer, larger
+    parts; the DP stays exact)."""
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Where the chain is cut: the bridge ``tail -> head``, or the articulation task
+    ``tail == head`` (twinned); ``before`` is every task on the tail's side."""
+
+    tail: int
+    head: int
+    size: float
+    before: int  # bit set of the tasks on the tail's side (the tail included)
+
+    @property
+    def twin(self) -> bool:
+        return self.tail == self.head
+
+
+def chain_cuts(problem: Problem) -> list[Cut]:
+    """The bridges and articulation points every input-to-output path crosses, in order.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> [(p.tasks[c.tail], p.tasks[c.head]) for c in chain_cuts(p)]
+    [('norm', 'logits'), ('logits', 'sample')]
+    """
+    n = len(problem.tasks)
+    undirected = problem.graph.to_undirected()
+    if n < 2 or not nx.is_connected(undirected):
+        return []
+    everything = (1 << n) - 1
+    desc = problem.descendants
+    anc = [0] * n
+    for i in range(n):
+        bits = desc[i]
+        while bits:
+            low = bits & -bits
+            anc[low.bit_length() - 1] |= 1 << i
+            bits ^= low
+    sizes = {(i, j): size for i, j, size in problem.edges}
+    cuts, ends = [], set()
+    for u, w in nx.bridges(undirected):
+        a, b = (u, w) if (u, w) in sizes else (w, u)
+        before = anc[a] | (1 << a)
+        if before | desc[b] | (1 << b) == everything:
+            cuts.append(Cut(a, b, sizes[a, b], before))
+            ends.update((a, b))
+    for x in nx.articulation_points(undirected):
+        if x in ends or anc[x] | desc[x] | (1 << x) != everything:
+            continue
+        if any((anc[x] >> i) & 1 and (desc[x] >> j) & 1 for i, j, _ in problem.edges):
+            continue  # an edge jumps over x: it does not separate the two sides
+        cuts.append(Cut(x, x, 0.0, anc[x] | (1 << x)))
+    return sorted(cuts, key=lambda c: bin(c.before).count("1"))
+
+
+def modules(problem: Problem, cuts: list[Cut], min_tasks: int = 1) -> tuple[list[list[int]], list[Cut]]:
+    """The tasks of every module between the ``cuts`` (joining modules smaller than
+    ``min_tasks`` with the next one), and the cuts kept."""
+    kept, groups, start = [], [], 0
+    for cut in cuts:
+        tasks = [i for i in range(len(problem.tasks)) if (cut.before >> i) & 1 and not (start >> i) & 1]
+        if len(tasks) >= min_tasks:
+            groups.append(tasks)
+            kept.append(cut)
+            start = cut.before
+    last = [i for i in range(len(problem.tasks)) if not (start >> i) & 1]
+    if len(last) < min_tasks and groups:
+        groups[-1] += last
+        kept.pop()
+    else:
+        groups.append(last)
+    return [sorted(g) for g in groups], kept
+
+
+@register_decomposition("bridge_dp")
+class BridgeDP(Split):
+    """MILP-SPLIT (DiviML): modules between bridges and articulation points, one part per module
+    and device pair, a dynamic program over the chain."""
+
+    exactness = "equivalent"
+    optional_parts = True  # an infeasible device pair is simply not chosen
+    supports = DEFAULT_BLOCKS
+    Options = BridgeOptions
+
+    def refusal(self, problem, blocks=None):
+        kinds = {b.kind for b in semantic_blocks(problem, blocks)}
+        if "memory" in kinds and _memory_binds(problem):
+            return ("block 'memory' (finite device memory) is shared by every module on a device; "
+                    "bridge_dp cannot split it")
+        why = super().refusal(problem, blocks)
+        if why is not None:
+            return why
+        cuts = chain_cuts(problem)
+        if not cuts:
+            return ("the task graph has no bridge or articulation point that every path crosses; "
+                    "try kedge")
+        groups, _ = modules(problem, cuts, self.options.min_tasks)
+        if len(groups) < 2:
+            return f"no two modules have {self.options.min_tasks} tasks or more; lower min_tasks"
+        module_of = {i: k for k, g in enumerate(groups) for i in g}
+        for group, members in problem.colocate_groups.items():
+            if len({module_of[i] for i in members}) > 1:
+                return f"collocation group '{group}' spans two modules"
+        return None
+
+    def apply(self, problem, blocks=None):
+        groups, cuts = modules(problem, chain_cuts(problem), self.options.min_tasks)
+        parts, plan = [], []
+        for t, tasks in enumerate(groups):
+            before = cuts[t - 1] if t > 0 else None
+            after = cuts[t] if t < len(cuts) else None
+            entry = None if before is None else before.head
+            exit_ = None if after is None else after.tail
+            extra_tasks, extra_edges = [], []
+            if before is not None and before.twin:
+                twin = problem.tasks[entry] + TWIN
+                extra_edges = [{"src": twin, "dst": problem.tasks[j], "size": size}
+                               for j, size in problem.succs[entry]]
+            pairs = []
+            for u in (problem.allowed[entry] if entry is not None else (None,)):
+                for v in (problem.allowed[exit_] if exit_ is not None else (None,)):
+                    if entry == exit_ and entry is not None and u != v:
+                        continue
+                    pins = {}
+                    if entry is not None and not before.twin:
+                        pins[entry] = [u]
+                    if exit_ is not None:
+                        pins[exit_] = sorted(set(pins.get(exit_, [v])) & {v})
+                    if entry is not None and before.twin:
+                        extra_tasks = [{"name": twin, "durations": {problem.devices[u]: 0.0}}]
+                    name = f"{problem.name}/m{t + 1}/{_label(problem, u)}-{_label(problem, v)}"
+                    try:
+                        part = sub_problem(problem, tasks, name, pins=pins, extra_tasks=extra_tasks,
+                                           extra_edges=extra_edges)
+                    except ProblemError:
+                        continue  # the pins leave some edge without a linked pair of devices
+                    pairs.append((u, v, len(parts)))
+                    parts.append(part)
+            plan.append({"tasks": tasks, "pairs": pairs,
+                         "cut": None if before is None else (before.tail, before.head, before.size)})
+        return parts, self.inverse(problem, {"problem": problem, "modules": plan})
+
+    def invert(self, results, inverse):
+        problem: Problem = inverse.payload["problem"]
+        plan = inverse.payload["modules"]
+        value: dict = {None: 0.0}  # best makespan up to the previous module, by its exit device
+        bound: dict = {None: 0.0}
+        choice: list[dict] = []
+        for module in plan:
+            best, low, back = {}, {}, {}
+            for u, v, k in module["pairs"]:
+                result = results[k]
+                come, source = _arrival(problem, module["cut"], value, u)
+                if result.schedule is not None and come + result.objective < best.get(v, math.inf):
+                    best[v] = come + result.objective
+                    back[v] = (k, source)
+                if result.quality is not Quality.INFEASIBLE:
+                    floor = _arrival(problem, module["cut"], bound, u)[0] + (result.bound or 0.0)
+                    low[v] = min(low.get(v, math.inf), floor)
+            value, bound = best, low
+            choice.append(back)
+        name = problem.name
+        if not value:
+            return Result.nothing(self.name, name, Termination.FINISHED,
+                                  message="no device pair of some module has a schedule")
+        v = min(value, key=lambda d: (value[d], -1 if d is None else d))
+        chosen = []
+        for back in reversed(choice):
+            k, v = back[v]
+            chosen.append(k)
+        device_of = [0] * len(problem.tasks)
+        orders: list[list[int]] = [[] for _ in problem.devices]
+        for k in reversed(chosen):
+            schedule = results[k].schedule
+            for row in schedule.tasks:
+                if row.task in problem.task_index:
+                    device_of[problem.task_index[row.task]] = problem.device_index[row.device]
+            for d, order in enumerate(orders_by_start(problem, schedule)):
+                orders[d] += order
+        stitched = stitch(problem, device_of, orders, self.name)
+        floor = min(bound.values()) if bound else None
+        return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=stitched,
+                      bound=None if floor is None or not math.isfinite(floor) else min(floor, stitched.makespan))
+
+
+def _memory_binds(problem: Problem) -> bool:
+    """Whether some device cannot hold every task that may run on it (else memory says nothing)."""
+    return any(sum(problem.task_memory[i] for i in range(len(problem.tasks)) if d in problem.allowed[i]) > cap
+               for d, cap in enumerate(problem.device_memory))
+
+
+def _arrival(problem: Problem, cut, before: dict, u) -> tuple[float, object]:
+    """The least ``before[v'] + com(v', u)`` over the previous module's exit devices ``v'``."""
+    if cut is None:
+        return before.get(None, math.inf), None
+    tail, head, size = cut
+    best, source = math.inf, None
+    for v, time in before.items():
+        if tail == head:
+            cost = 0.0 if v == u else math.inf
+        else:
+            cost = problem.comm_time(size, v, u) if problem.pair_allowed(size, v, u) else math.inf
+        if time + cost < best:
+            best, source = time + cost, v
+    return best, source
+
+
+def _label(problem: Problem, device) -> str:
+    return "*" if device is None else problem.devices[device]
+
+

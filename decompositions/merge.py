@@ -1,0 +1,274 @@
+"""``merge``: greedy node merging to at most N nodes (She et al. 2025, Algorithm 1), then any method.
+
+Large graphs are coarsened until an exact method can take them: pairs of nodes are merged,
+one pair at a time, until at most ``nodes`` remain. A merged node runs its members back to
+back on one device: its devices are the intersection of its members', its duration on each
+the sum of theirs, its memory the sum (:mod:`schedkit.decompose.coarsen`).
+
+Which pair is merged next (schedkit's reading of the algorithm; thresholds are relative
+to the mean node weight ``W = total least duration / N``):
+
+- **Never a cycle.** An edge ``a -> b`` is merged only when no other path leads from ``a``
+  to ``b`` (redundant edges, implied by longer paths, are never contracted); two nodes
+  without an edge only when no path joins them. Members of two collocation groups are
+  never merged, and a merged node keeps a device its members share, with room for their
+  memory.
+- **Safe edges first**: chain links (the head has one input and the tail one output,
+  redundant edges ignored) lose no parallelism and go first, under ``edge_factor * W``.
+- **Then the most compact pair**: the pair whose merged node spans the fewest levels of the
+  graph (a task's level is the length of the longest path to it), edges before non-edges at
+  equal span, the lightest first. Edges stay under ``edge_factor * W``; non-edges (nodes
+  next to each other in level order) under the stricter ``pair_factor * W``. Memory stays
+  under the same factors times the mean task memory per node.
+- When no pair passes, the thresholds are doubled.
+
+Merging the nodes of a level together before nodes of different levels keeps the coarse
+graph as wide as the fine one, which is what a method needs to use several devices.
+``invert`` expands the coarse schedule (members back to back in topological order in
+their node's slot, times left-shifted on the original problem): a restriction, with no
+bound.
+
+Examples
+--------
+>>> from schedkit import Problem, solve
+>>> from schedkit.generators import layered
+>>> p = Problem.from_dict(layered(levels=6, width=5, edge_prob=0.3, long_range_prob=0.1,
+...                               devices=3, seed=4))
+>>> coarse, _ = Merge(nodes=8).apply(p)
+>>> len(p.tasks), len(coarse.tasks)
+(30, 8)
+>>> s = solve(p, "merge", nodes=8, inner="milp", executor="serial")
+>>> s.status, len(s.tasks)
+('feasible', 30)
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left, insort
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schedkit.decompose import Reduction, register_decomposition
+from schedkit.decompose.coarsen import coarse_problem, expand
+from schedkit.decompose.reduction import DEFAULT_BLOCKS
+from schedkit.errors import SchedkitError
+from schedkit.problem import Problem
+from schedkit.schedule import Quality, Result, Termination
+
+__all__ = ["Merge", "MergeOptions", "merge_groups"]
+
+
+class MergeOptions(BaseModel):
+    """Options of ``merge``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    nodes: int = Field(40, ge=1)
+    """Merge until at most this many nodes remain."""
+    edge_factor: float = Field(2.0, gt=0)
+    """An edge merge keeps the node under this many times the mean node duration."""
+    pair_factor: float = Field(1.0, gt=0)
+    """A merge of two unconnected nodes keeps it under this many times the mean (stricter)."""
+
+
+class _Graph:
+    """The coarse graph while merging: members, devices, durations, levels, reachability."""
+
+    def __init__(self, problem: Problem):
+        p = problem
+        n = len(p.tasks)
+        self.problem = p
+        self.position = {i: k for k, i in enumerate(p.topological_order)}
+        level = [0] * n
+        for i in p.topological_order:
+            for j, _ in p.succs[i]:
+                level[j] = max(level[j], level[i] + 1)
+        self.low = dict(enumerate(level))
+        self.high = dict(enumerate(level))
+        self.members = {i: [i] for i in range(n)}
+        self.devices = {i: set(p.allowed[i]) for i in range(n)}
+        self.time = {i: dict(p.durations[i]) for i in range(n)}
+        self.memory = {i: p.task_memory[i] for i in range(n)}
+        self.group = {i: p.spec.tasks[i].colocate for i in range(n)}
+        self.succ = {i: {j for j, _ in p.succs[i]} for i in range(n)}
+        self.pred = {i: {j for j, _ in p.preds[i]} for i in range(n)}
+        self.desc = dict(enumerate(p.descendants))
+        self.order = sorted(range(n), key=self.key)  # level order: low level, then position
+
+    def key(self, i: int) -> tuple[int, int]:
+        return (self.low[i], self.position[i])
+
+    def least(self, i: int, j: int) -> float:
+        """Least duration of ``i`` and ``j`` merged, over their shared devices."""
+        return min(self.time[i][d] + self.time[j][d] for d in self.devices[i] & self.devices[j])
+
+    def redundant(self, a: int, b: int) -> bool:
+        """Whether another path leads from ``a`` to ``b`` than the edge ``a -> b``."""
+        return any((self.desc[s] >> b) & 1 for s in self.succ[a] if s != b)
+
+    def single(self, ends: set[int], check) -> bool:
+        """Whether exactly one of ``ends`` counts once redundant edges are ignored."""
+        if len(ends) == 1:
+            return True
+        if len(ends) > 8:  # not worth the search: a hub is no chain link
+            return False
+        return sum(1 for e in ends if not check(e)) == 1
+
+    def independent(self, a: int, b: int) -> bool:
+        return not (self.desc[a] >> b) & 1 and not (self.desc[b] >> a) & 1
+
+    def merge(self, a: int, b: int) -> None:
+        """Merge ``b`` into ``a``."""
+        self.order.remove(a)
+        self.order.remove(b)
+        common = self.devices[a] & self.devices[b]
+        self.members[a] = sorted(self.members[a] + self.members.pop(b), key=self.position.get)
+        self.devices[a] = common
+        self.time[a] = {d: self.time[a][d] + self.time[b][d] for d in common}
+        del self.devices[b], self.time[b]
+        self.memory[a] += self.memory.pop(b)
+        self.group[a] = self.group[a] or self.group[b]
+        del self.group[b]
+        self.low[a], self.high[a] = min(self.low[a], self.low.pop(b)), max(self.high[a], self.high.pop(b))
+        for x in self.pred.pop(b):
+            self.succ[x].discard(b)
+            if x != a:
+                self.succ[x].add(a)
+                self.pred[a].add(x)
+        for y in self.succ.pop(b):
+            self.pred[y].discard(b)
+            if y != a:
+                self.pred[y].add(a)
+                self.succ[a].add(y)
+        self.succ[a].discard(a)
+        self.pred[a].discard(a)
+        both = (1 << a) | (1 << b)
+        mine = (self.desc[a] | self.desc.pop(b)) & ~both
+        self.desc[a] = mine
+        for x, bits in self.desc.items():
+            if x != a and bits & both:
+                self.desc[x] = ((bits | mine) & ~(1 << b)) | (1 << a)
+        insort(self.order, a, key=self.key)
+
+
+def merge_groups(problem: Problem, nodes: int, edge_factor: float = 2.0,
+                 pair_factor: float = 1.0) -> list[list[int]]:
+    """The groups of tasks (each in topological order) greedy merging makes, at most ``nodes``.
+
+    Raises
+    ------
+    SchedkitError
+        When no more pairs can be merged (no shared device, collocation groups) before
+        ``nodes`` is reached.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> [[p.tasks[i] for i in g] for g in merge_groups(p, 3)]
+    [['embed', 'attn'], ['mlp', 'norm', 'logits'], ['sample']]
+    """
+    g = _Graph(problem)
+    total = sum(problem.min_duration)
+    weights = sum(problem.task_memory)
+    relax = 1.0
+    while len(g.members) > nodes:
+        mean, memory = total / nodes, weights / nodes
+        heap = _candidates(g, _pairs_everywhere(g))
+        merged = False
+        while heap and len(g.members) > nodes:
+            found, a, b = heapq.heappop(heap)
+            if a not in g.members or b not in g.members:
+                continue
+            now = _priority(g, a, b)
+            if now is None:
+                continue
+            if now != found:
+                heapq.heappush(heap, (now, a, b))
+                continue
+            factor = pair_factor if now[2] else edge_factor
+            if now[3] > factor * relax * mean or \
+                    (weights and g.memory[a] + g.memory[b] > factor * relax * memory):
+                continue
+            keep, drop = sorted((a, b), key=g.position.get)
+            g.merge(keep, drop)
+            merged = True
+            for item in _candidates(g, _pairs_around(g, keep)):
+                heapq.heappush(heap, item)
+        if not merged:
+            if relax > 2.0 * (len(problem.tasks) + 1):
+                raise SchedkitError(f"merge: the tasks cannot be merged below {len(g.members)} nodes "
+                                    f"(the rest share no device or belong to other collocation groups); "
+                                    f"ask for {len(g.members)} nodes or more")
+            relax *= 2.0
+    return sorted(g.members.values(), key=lambda m: g.position[m[0]])
+
+
+def _priority(g: _Graph, a: int, b: int) -> tuple | None:
+    """(not a chain link, levels spanned, not an edge, least duration, ...) or None: not mergeable."""
+    common = g.devices[a] & g.devices[b]
+    if not common or (g.group[a] and g.group[b] and g.group[a] != g.group[b]):
+        return None
+    if g.memory[a] + g.memory[b] > max(g.problem.device_memory[d] for d in common):
+        return None
+    span = max(g.high[a], g.high[b]) - min(g.low[a], g.low[b])
+    if b in g.succ[a] or a in g.succ[b]:
+        tail, head = (a, b) if b in g.succ[a] else (b, a)
+        if g.redundant(tail, head):
+            return None  # contracting it would close a cycle through the other path
+        link = g.single(g.pred[head], lambda x: g.redundant(x, head)) and \
+            g.single(g.succ[tail], lambda y: g.redundant(tail, y))
+        return (0 if link else 1, 0 if link else span, 0, g.least(a, b))
+    if not g.independent(a, b):
+        return None
+    return (1, span, 1, g.least(a, b))
+
+
+def _pairs_everywhere(g: _Graph):
+    for a in g.members:
+        for b in g.succ[a]:
+            yield a, b
+    yield from zip(g.order, g.order[1:])
+
+
+def _pairs_around(g: _Graph, a: int):
+    """The merged node's edges and its neighbours in level order (and the pair that closed
+    the gap the other node left)."""
+    for b in g.succ[a]:
+        yield a, b
+    for b in g.pred[a]:
+        yield b, a
+    k = bisect_left(g.order, g.key(a), key=g.key)
+    window = g.order[max(0, k - 2):k + 3]
+    yield from zip(window, window[1:])
+
+
+def _candidates(g: _Graph, pairs) -> list:
+    heap = []
+    for a, b in pairs:
+        found = _priority(g, a, b)
+        if found is not None:
+            heap.append((found, a, b))
+    heapq.heapify(heap)
+    return heap
+
+
+@register_decomposition("merge")
+class Merge(Reduction):
+    """Greedy node merging to at most N nodes (She et al. 2025, Algorithm 1); any method on the
+    coarse problem."""
+
+    exactness = "restriction"
+    supports = DEFAULT_BLOCKS
+    Options = MergeOptions
+
+    def apply(self, problem, blocks=None):
+        o = self.options
+        groups = merge_groups(problem, o.nodes, o.edge_factor, o.pair_factor)
+        coarse = coarse_problem(problem, groups, f"{problem.name}/merged{len(groups)}")
+        return coarse, self.inverse(problem, {"problem": problem, "groups": groups})
+
+    def invert(self, results, inverse):
+        problem, groups = inverse.payload["problem"], inverse.payload["groups"]
+        schedule = expand(problem, groups, results[0].schedule, self.name)
+        return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule)

@@ -1,0 +1,132 @@
+"""Coarsening: groups of tasks become single tasks, and a coarse schedule expands back.
+
+What greedy merging (``merge``) and operator fusion (``fusion``) share. A **group** is a
+list of tasks of the problem, in topological order, that will run as one task on one
+device: its devices are the intersection of its members' allowed devices, its duration on
+each the sum of its members', its memory the sum, its collocation group its members' (at
+most one). Edges between groups keep the largest size among the edges they stand for:
+every edge of the problem then has its own transfer no longer than the coarse one.
+
+:func:`expand` runs the members of each coarse task back to back, in topological order,
+on the coarse task's device, then recomputes the times on the original problem
+(left-shifted): a member may start earlier than its coarse task's slot when its own inputs
+are ready, never later than the slot allows.
+
+Examples
+--------
+>>> from schedkit import Problem, solve
+>>> p = Problem.load("examples/tiny.yaml")
+>>> groups = [[0], [1, 3], [2], [4, 5]]     # attn with norm, logits with sample
+>>> coarse = coarse_problem(p, groups, "tiny/coarse")
+>>> coarse.tasks, [coarse.devices[d] for d in coarse.allowed[3]]
+(['embed', 'attn+norm', 'mlp', 'logits+sample'], ['cpu'])
+>>> s = expand(p, groups, solve(coarse, "heft"), "example")
+>>> s.validate(p).placement()["norm"] == s.placement()["attn"]
+True
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from schedkit.errors import SchedkitError
+from schedkit.problem import Problem
+from schedkit.schedule import Schedule
+from schedkit.decompose.subproblem import spec_data, stitch
+
+__all__ = ["group_names", "coarse_problem", "expand"]
+
+
+def group_names(problem: Problem, groups: Sequence[Sequence[int]]) -> list[str]:
+    """A unique name per group: a lone task keeps its name; a group of up to four is its
+    members' names joined by ``+``, a larger one ``first..last[N]`` (N members); a ``#k``
+    suffix makes a name unique."""
+    names, seen = [], set(problem.tasks)
+    for members in groups:
+        if len(members) == 1:
+            names.append(problem.tasks[members[0]])
+            continue
+        parts = [problem.tasks[i] for i in members]
+        name = "+".join(parts) if len(parts) <= 4 else f"{parts[0]}..{parts[-1]}[{len(parts)}]"
+        base, k = name, 1
+        while name in seen:
+            k += 1
+            name = f"{base}#{k}"
+        seen.add(name)
+        names.append(name)
+    return names
+
+
+def coarse_problem(problem: Problem, groups: Sequence[Sequence[int]], name: str, ops: Sequence[str | None] | None = None) -> Problem:
+    """The problem whose tasks are ``groups`` (each a list of task indices in topological order).
+
+    Parameters
+    ----------
+    problem : Problem
+    groups : sequence of sequence of int
+        A partition of the tasks; each group's members share a device and no path leaves
+        the group and comes back (the caller guarantees it).
+    name : str
+        The coarse problem's name.
+    ops : sequence of str or None, optional
+        An ``op`` for each coarse task.
+
+    Raises
+    ------
+    SchedkitError
+        When a group's members share no device or belong to two collocation groups.
+    """
+    labels = group_names(problem, groups)
+    group_of = {i: g for g, members in enumerate(groups) for i in members}
+    rows = []
+    for g, members in enumerate(groups):
+        devices = set(problem.allowed[members[0]])
+        for i in members[1:]:
+            devices &= set(problem.allowed[i])
+        if not devices:
+            raise SchedkitError(f"tasks {', '.join(problem.tasks[i] for i in members)} share no device")
+        colocate = {problem.spec.tasks[i].colocate for i in members} - {None}
+        if len(colocate) > 1:
+            raise SchedkitError(f"tasks {', '.join(problem.tasks[i] for i in members)} belong to "
+                                f"collocation groups {', '.join(sorted(colocate))}")
+        row = {"name": labels[g],
+               "durations": {problem.devices[d]: sum(problem.durations[i][d] for i in members)
+                             for d in sorted(devices)}}
+        memory = sum(problem.task_memory[i] for i in members)
+        if memory:
+            row["memory"] = memory
+        if colocate:
+            row["colocate"] = colocate.pop()
+        op = ops[g] if ops is not None else (problem.spec.tasks[members[0]].op if len(members) == 1 else None)
+        if op:
+            row["op"] = op
+        rows.append(row)
+    sizes: dict[tuple[int, int], float] = {}
+    for i, j, size in problem.edges:
+        a, b = group_of[i], group_of[j]
+        if a != b:
+            sizes[a, b] = max(sizes.get((a, b), 0.0), size)
+    data = spec_data(problem)
+    return Problem.from_dict({"name": name, "devices": data["devices"], "links": data.get("links", []),
+                              "tasks": rows,
+                              "edges": [{"src": labels[a], "dst": labels[b], "size": s}
+                                        for (a, b), s in sorted(sizes.items())]})
+
+
+def expand(problem: Problem, groups: Sequence[Sequence[int]], coarse: Schedule, method: str) -> Schedule:
+    """The schedule of ``problem`` from a schedule of its coarse problem: each group's members
+    back to back, in topological order, on its coarse task's device; times left-shifted."""
+    labels = group_names(problem, groups)
+    rows = {r.task: r for r in coarse.tasks}
+    device_of = [0] * len(problem.tasks)
+    slots = []
+    for g, members in enumerate(groups):
+        row = rows[labels[g]]
+        d = problem.device_index[row.device]
+        for i in members:
+            device_of[i] = d
+        slots.append((row.start, row.end, g, d))
+    orders: list[list[int]] = [[] for _ in problem.devices]
+    for _, _, g, d in sorted(slots):
+        orders[d] += list(groups[g])
+    return stitch(problem, device_of, orders, method)

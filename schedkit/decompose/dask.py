@@ -1,0 +1,83 @@
+"""Parts on a Dask cluster: a ``LocalCluster`` started for the run, or a running scheduler.
+
+:class:`DaskExecutor` is a ``concurrent.futures.Executor`` that owns a
+``distributed.Client`` (and the ``LocalCluster`` it started, if any) and submits through
+``client.get_executor()``, so :func:`~schedkit.decompose.executor.run_parts` treats it like
+a process pool. Needs the ``dask`` extra (``pip install 'schedkit[dask]'``); a missing
+extra, or a scheduler that does not answer in time, is a one-line
+:class:`~schedkit.errors.SchedkitError`.
+
+The workers of a remote scheduler must have schedkit (and the plug-ins the parts use)
+installed: parts travel as plain data and are solved by name there.
+
+Examples
+--------
+>>> DaskExecutor(address="tcp://127.0.0.1:9", timeout=0.5, label="dask://127.0.0.1:9")
+Traceback (most recent call last):
+...
+schedkit.errors.SchedkitError: executor 'dask://127.0.0.1:9': no Dask scheduler answered at tcp://127.0.0.1:9 within 0.5 s
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import Executor, Future
+from typing import Any, Callable
+
+from schedkit.errors import SchedkitError
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise SchedkitError("executor 'dask' needs dask.distributed: pip install 'schedkit[dask]'") from None
+    return distributed
+
+
+class DaskExecutor(Executor):
+    """A ``concurrent.futures.Executor`` on a Dask cluster.
+
+    Parameters
+    ----------
+    address : str, optional
+        A scheduler's address (``tcp://HOST:PORT``); without one, a ``LocalCluster`` is
+        started and closed with the executor.
+    workers : int, optional
+        Worker processes of the local cluster (one thread each).
+    timeout : float
+        Seconds to wait for the scheduler at ``address``.
+    processes : bool
+        Local cluster only: workers in processes (the default) or in threads of this one.
+    label : str, optional
+        How the user named the executor, for messages.
+    """
+
+    def __init__(self, address: str | None = None, workers: int | None = None, timeout: float = 10.0,
+                 processes: bool = True, label: str | None = None):
+        distributed = _distributed()
+        self.cluster = None
+        label = label or ("dask" if address is None else address)
+        if address is None:
+            self.cluster = distributed.LocalCluster(
+                n_workers=workers or 1, threads_per_worker=1, processes=processes,
+                dashboard_address=":0", silence_logs=logging.ERROR)
+            self.client = distributed.Client(self.cluster)
+        else:
+            try:
+                self.client = distributed.Client(address, timeout=timeout)
+            except (OSError, TimeoutError) as exc:
+                raise SchedkitError(f"executor '{label}': no Dask scheduler answered at {address} "
+                                    f"within {timeout:g} s") from exc
+        self._executor = self.client.get_executor(pure=False)
+
+    def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Future:
+        """Run ``fn(*args, **kwargs)`` on a worker; a ``concurrent.futures.Future`` of its value."""
+        return self._executor.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Close the client, and the local cluster if this executor started one."""
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None

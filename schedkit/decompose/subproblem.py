@@ -1,0 +1,111 @@
+"""What decompositions share: sub-problems cut out of a problem, and schedules stitched back.
+
+A part is a :class:`~schedkit.problem.Problem` of its own. :func:`sub_problem` cuts one
+out of a problem: some of its tasks, the edges among them (with their sizes resolved),
+every device and link, plus tasks, edges or devices the decomposition adds (a twin, a
+task that stands for the time a device is busy). Each task states its durations
+explicitly (pins and memory already applied), so that added devices run only the tasks
+meant for them.
+
+:func:`stitch` turns a mapping and an order of the tasks on every device into a schedule
+of the original problem: the times are recomputed exactly and left-shifted
+(:func:`~schedkit.timing.fixed_order_times`), so a stitched schedule honours the
+problem's precedence, transfers and devices whatever the parts' own times were.
+
+Examples
+--------
+>>> from schedkit import Problem
+>>> p = Problem.load("examples/tiny.yaml")
+>>> q = sub_problem(p, [0, 1], "tiny/head", pins={0: [1]})
+>>> q.tasks, [q.devices[d] for d in q.allowed[0]], q.edges
+(['embed', 'attn'], ['cpu'], [(0, 1, 4000000.0)])
+>>> s = stitch(p, [0, 0, 0, 0, 0, 1], [[0, 1, 2, 3, 4], [5]], "example")
+>>> round(s.validate(p).makespan, 5)
+4.51625
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from schedkit.problem import Problem
+from schedkit.schedule import Schedule
+from schedkit.timing import fixed_order_times, to_schedule
+
+__all__ = ["spec_data", "task_row", "sub_problem", "stitch", "orders_by_start"]
+
+#: Task fields a sub-problem keeps (durations are rewritten explicitly).
+KEPT = ("memory", "colocate", "op", "weight_memory", "activation_memory")
+
+
+def spec_data(problem: Problem) -> dict:
+    """The problem's spec as plain ``schedkit/v1`` data."""
+    return problem.spec.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def task_row(problem: Problem, i: int, devices: Iterable[int] | None = None, name: str | None = None) -> dict:
+    """Task ``i`` as spec data with explicit durations on its allowed devices (within ``devices``)."""
+    spec = problem.spec.tasks[i]
+    keep = problem.allowed[i] if devices is None else [d for d in problem.allowed[i] if d in set(devices)]
+    row = {"name": name or spec.name,
+           "durations": {problem.devices[d]: problem.durations[i][d] for d in keep}}
+    for key in KEPT:
+        value = getattr(spec, key)
+        if value is not None and value != 0.0:
+            row[key] = value
+    return row
+
+
+def sub_problem(problem: Problem, tasks: Iterable[int], name: str, *,
+                pins: dict[int, Sequence[int]] | None = None, extra_tasks: Sequence[dict] = (),
+                extra_edges: Sequence[dict] = (), extra_devices: Sequence[dict] = ()) -> Problem:
+    """A problem with ``tasks`` of ``problem`` (in file order), the edges among them, every
+    device and link, and what the caller adds.
+
+    Parameters
+    ----------
+    problem : Problem
+    tasks : iterable of int
+        Task indices to keep.
+    name : str
+        The sub-problem's name.
+    pins : dict, optional
+        Task index -> devices it is restricted to (intersected with its allowed devices).
+    extra_tasks, extra_edges, extra_devices : sequence of dict
+        Spec rows added as they are (extra tasks must state their durations).
+    """
+    keep = sorted(set(tasks))
+    inside = set(keep)
+    pins = pins or {}
+    data = spec_data(problem)
+    rows = [task_row(problem, i, pins.get(i)) for i in keep]
+    edges = [{"src": problem.tasks[i], "dst": problem.tasks[j], "size": size}
+             for i, j, size in problem.edges if i in inside and j in inside]
+    devices = list(data["devices"]) + list(extra_devices)
+    return Problem.from_dict({"format": data["format"], "name": name, "devices": devices,
+                              "links": data.get("links", []), "tasks": rows + list(extra_tasks),
+                              "edges": edges + list(extra_edges)})
+
+
+def orders_by_start(problem: Problem, schedule: Schedule, tasks: dict[str, int] | None = None) -> list[list[int]]:
+    """The order of ``schedule``'s tasks on every device of ``problem``, by start then end.
+
+    ``tasks`` maps the schedule's task names to task indices of ``problem`` (default: by
+    name; rows it does not name are skipped: twins, stand-ins).
+    """
+    index = problem.task_index if tasks is None else tasks
+    orders: list[list[int]] = [[] for _ in problem.devices]
+    rows = sorted((r for r in schedule.tasks if r.task in index), key=lambda r: (r.start, r.end))
+    for row in rows:
+        orders[problem.device_index[row.device]].append(index[row.task])
+    return orders
+
+
+def stitch(problem: Problem, device_of: Sequence[int], orders: Sequence[Sequence[int]],
+           method: str) -> Schedule:
+    """The left-shifted schedule of ``problem`` with each task on ``device_of[i]`` and the
+    tasks of every device in the order ``orders[d]``.
+
+    Raises :class:`~schedkit.errors.ScheduleError` when the orders contradict the task graph.
+    """
+    return to_schedule(problem, device_of, fixed_order_times(problem, device_of, orders), method)

@@ -1,0 +1,65 @@
+"""Parts on a real Dask LocalCluster give the same schedule as serial and a process pool."""
+
+import logging
+import os
+import subprocess
+import sys
+
+import pytest
+
+from schedkit import Problem, SchedkitError, solve
+from schedkit.decompose import make_executor
+from schedkit.generators import rwnn
+
+distributed = pytest.importorskip("distributed")
+
+#: Worker threads in this process (processes=False): the cluster starts in a fraction of a
+#: second; `dask:N` below starts worker processes once, to show the default works too.
+@pytest.fixture(scope="module")
+def scheduler():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                       protocol="tcp", dashboard_address=":0", silence_logs=logging.ERROR)
+    yield cluster.scheduler_address.replace("tcp://", "dask://")
+    cluster.close()
+
+
+def rows(schedule):
+    return schedule.model_dump(mode="json", by_alias=True, exclude={"solve_seconds"})
+
+
+@pytest.mark.parametrize("method, options", [
+    ("bridge_dp", {"inner": "milp"}),
+    ("kedge", {"inner": "milp"}),
+    ("merge", {"inner": "milp", "nodes": 12}),
+])
+def test_every_executor_gives_the_serial_schedule(scheduler, method, options):
+    channels = 2 if method == "kedge" else 1
+    p = Problem.from_dict(rwnn(3, 4, channels=channels, seed=1))
+    serial = solve(p, method, executor="serial", **options)
+    assert rows(solve(p, method, executor="process:2", **options)) == rows(serial)
+    assert rows(solve(p, method, executor=scheduler, **options)) == rows(serial)
+
+
+def test_a_local_cluster_of_worker_processes(scheduler):
+    p = Problem.from_dict(rwnn(2, 3, seed=0))
+    serial = solve(p, "bridge_dp", inner="heft", executor="serial")
+    assert rows(solve(p, "bridge_dp", inner="heft", executor="dask:1")) == rows(serial)
+
+
+def test_a_scheduler_that_does_not_answer_is_a_one_line_error():
+    with pytest.raises(SchedkitError) as error:
+        make_executor("dask://127.0.0.1:9", timeout=0.5)
+    assert str(error.value) == ("executor 'dask://127.0.0.1:9': no Dask scheduler answered at "
+                                "tcp://127.0.0.1:9 within 0.5 s")
+
+
+def test_the_command_line_reports_an_unknown_address_without_a_traceback(tmp_path):
+    out = tmp_path / "s.json"
+    done = subprocess.run([sys.executable, "-m", "schedkit.cli", "solve", "examples/tiny.yaml", "-m",
+                           "merge", "--nodes", "3", "--executor", "dask://127.0.0.1:9", "-o", str(out)],
+                          capture_output=True, text=True, env=dict(os.environ, SCHEDKIT_DASK_TIMEOUT="0.5"),
+                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    assert done.returncode == 1 and not out.exists()
+    assert done.stderr.strip().splitlines() == [
+        "schedkit: error: executor 'dask://127.0.0.1:9': no Dask scheduler answered at tcp://127.0.0.1:9 "
+        "within 0.5 s"]

@@ -1,0 +1,83 @@
+"""kedge: k-edge-connected modules in topological order; DiviML's bound never above the optimum."""
+
+import pytest
+
+from schedkit import Problem, SchedkitError, solve
+from schedkit.decompose import Chain, DecompositionRefused
+from schedkit.decompositions.kedge import Kedge, choose_k, kedge_modules
+from schedkit.generators import rwnn
+
+
+def test_modules_of_a_multi_channel_network_follow_its_modules():
+    p = Problem.from_dict(rwnn(4, 8, channels=2, dependency="sdep", seed=0))
+    modules = kedge_modules(p, 3)
+    assert len(modules) == 4
+    for t, tasks in enumerate(modules, 1):
+        # every inner node of module t is in module t (inputs/outputs may join a neighbour)
+        inner = {p.task_index[f"m{t}_n{i}"] for i in range(8)}
+        assert inner <= set(tasks)
+    k, chosen = choose_k(p)
+    assert k == 3 and chosen == modules
+
+
+@pytest.mark.parametrize("data", [rwnn(3, 4, channels=2, seed=1), rwnn(2, 4, channels=2, seed=0),
+                                  rwnn(2, 3, channels=3, dependency="wdep", seed=0)],
+                         ids=["c2-sdep", "c2-small", "c3-wdep"])
+def test_the_bound_is_never_above_the_optimum(data):
+    p = Problem.from_dict(data)
+    s = solve(p, "kedge", inner="milp", executor="serial")
+    best = solve(p, "milp", threads=1)
+    assert best.status == "optimal"
+    assert s.status == "feasible"  # a relaxation: a bound, never a proof
+    assert s.bound <= best.makespan + 1e-9 <= s.makespan + 1e-9
+    s.validate(p)
+
+
+def test_modules_are_solved_in_rounds_one_per_module():
+    p = Problem.from_dict(rwnn(3, 5, channels=2, seed=3))
+    chain = Chain.of(Kedge(k=3))
+    parts, inverse = chain.apply(p)
+    rounds = [parts]
+    from schedkit.decompose import Part, run_parts
+    results = []
+    while True:
+        results += run_parts([Part.of(q, "heft") for q in parts])
+        step = chain.advance(results, inverse)
+        if step is None:
+            break
+        parts, inverse = step
+        rounds.append(parts)
+    assert len(rounds) == len(kedge_modules(p, 3))
+    assert rounds[1][0].name.endswith("/module2") and "~busy:gpu0" in rounds[1][0].tasks
+    assert any(name.startswith("~release:") for q in rounds[1][1:] for name in q.tasks)
+    result = chain.invert(results, inverse, problem=p)
+    assert result.schedule is not None and result.bound <= result.objective
+
+
+def test_memory_used_by_earlier_modules_is_taken_off_the_capacities():
+    data = rwnn(3, 4, channels=2, seed=1)
+    for task in data["tasks"]:
+        task["memory"] = 1.0
+    data["devices"][0]["memory"] = 8.0  # the fast GPU cannot take every task
+    p = Problem.from_dict(data)
+    s = solve(p, "kedge", inner="milp", executor="serial")
+    s.validate(p)
+    assert sum(1 for r in s.tasks if r.device == "gpu0") <= 8
+
+
+def test_a_collocation_group_across_modules_keeps_the_first_module_device():
+    data = rwnn(3, 4, channels=2, seed=1)
+    data["tasks"][0]["colocate"] = data["tasks"][-1]["colocate"] = "ends"
+    p = Problem.from_dict(data)
+    s = solve(p, "kedge", inner="heft", executor="serial")
+    s.validate(p)
+    where = s.placement()
+    assert where[data["tasks"][0]["name"]] == where[data["tasks"][-1]["name"]]
+
+
+def test_bad_k_and_a_single_module_are_refused():
+    p = Problem.from_dict(rwnn(2, 4, channels=2, seed=0))
+    with pytest.raises(SchedkitError, match="k: Input should be greater than or equal to 1"):
+        solve(p, "kedge", k=0)
+    with pytest.raises(DecompositionRefused, match="k=1 does not split the task graph into two modules or more"):
+        solve(p, "kedge", k=1, inner="heft", executor="serial")

@@ -1,0 +1,66 @@
+"""merge: at most N nodes, never a cycle, members back to back; a restriction."""
+
+import pytest
+
+from schedkit import Problem, SchedkitError, solve
+from schedkit.decompositions.merge import Merge, merge_groups
+from schedkit.generators import layered
+from schedkit.testing import instance
+
+
+def layered_problem(seed=4, levels=6, width=5):
+    return Problem.from_dict(layered(levels=levels, width=width, edge_prob=0.3, long_range_prob=0.1,
+                                     devices=3, seed=seed))
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 12, 29, 30, 100])
+def test_at_most_n_nodes_and_never_a_cycle(nodes):
+    p = layered_problem()
+    coarse, _ = Merge(nodes=nodes).apply(p)  # a cycle would fail the coarse problem's own check
+    assert len(coarse.tasks) == min(nodes, len(p.tasks))
+    groups = merge_groups(p, nodes)
+    assert sorted(i for g in groups for i in g) == list(range(len(p.tasks)))
+    position = {i: k for k, i in enumerate(p.topological_order)}
+    assert all([position[i] for i in g] == sorted(position[i] for i in g) for g in groups)
+
+
+def test_a_merged_node_sums_durations_on_the_shared_devices():
+    p = Problem.load("examples/tiny.yaml")
+    groups = merge_groups(p, 3)
+    coarse, _ = Merge(nodes=3).apply(p)
+    for k, members in enumerate(groups):
+        shared = set.intersection(*(set(p.allowed[i]) for i in members))
+        assert set(coarse.allowed[k]) == shared
+        for d in shared:
+            assert coarse.durations[k][d] == pytest.approx(sum(p.durations[i][d] for i in members))
+        assert coarse.task_memory[k] == pytest.approx(sum(p.task_memory[i] for i in members))
+
+
+def test_the_expanded_schedule_is_valid_and_no_better_than_the_optimum():
+    p = layered_problem(levels=4, width=4)
+    best = solve(p, "milp", threads=1).makespan
+    s = solve(p, "merge", nodes=6, inner="milp", executor="serial")
+    s.validate(p)
+    assert s.status == "feasible" and s.bound is None and s.makespan >= best - 1e-9
+    groups = merge_groups(p, 6)
+    where = s.placement()
+    assert all(len({where[p.tasks[i]] for i in g}) == 1 for g in groups)
+
+
+def test_collocation_groups_and_pins_are_kept():
+    p = instance("fork_join").problem()
+    data = p.spec.model_dump(mode="json", exclude_none=True)
+    data["tasks"][1]["colocate"], data["tasks"][2]["colocate"] = "left", "right"
+    data["tasks"][3]["pin"] = ["slow"]
+    p = Problem.from_dict(data)
+    groups = merge_groups(p, 3)
+    assert not any({1, 2} <= set(g) for g in groups)
+    s = solve(p, "merge", nodes=3, inner="heft", executor="serial")
+    s.validate(p)
+    with pytest.raises(SchedkitError, match="cannot be merged below 2 nodes"):
+        merge_groups(p, 1)
+
+
+def test_nodes_below_one_is_an_error():
+    with pytest.raises(SchedkitError, match="nodes: Input should be greater than or equal to 1"):
+        solve(layered_problem(), "merge", nodes=0)
