@@ -21,6 +21,22 @@ class FormulationError(SchedkitError):
     """
 
 
+class OptionError(SchedkitError):
+    """A method option has a bad value; ``option`` names it (the command line shows ``--option``).
+
+    Parameters
+    ----------
+    option : str
+        The option's field name (``time_limit``).
+    message : str
+        The one-line message.
+    """
+
+    def __init__(self, option: str, message: str):
+        self.option = option
+        super().__init__(message)
+
+
 class SolverError(SchedkitError, RuntimeError):
     """A solver is unknown, not installed, or failed."""
 

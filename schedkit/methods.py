@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from schedkit.errors import SchedkitError
+from schedkit.errors import OptionError, SchedkitError
 from schedkit.problem import Problem, as_problem
 from schedkit.registry import Registry, doc_line, one_line
 from schedkit.schedule import Result, Schedule
@@ -53,8 +53,9 @@ class Method:
         try:
             self.options = self.Options(**options)
         except ValidationError as exc:
-            raise SchedkitError(one_line(exc, options, prefix=f"method '{self.name}'",
-                                         extra="takes no option '{key}'")) from None
+            first = exc.errors()[0]["loc"]
+            raise OptionError(str(first[0]) if first else "", one_line(
+                exc, options, prefix=f"method '{self.name}'", extra="takes no option '{key}'")) from None
 
     def run(self, problem: Problem) -> Result:
         """Compute a :class:`~schedkit.schedule.Result`; called by :meth:`result`, which validates it."""

@@ -73,7 +73,7 @@ def test_export_lp_and_mps(tmp_path, capsys):
 
 
 def test_describe_prints_every_block_of_the_formulation(capsys):
-    assert main(["describe", "jssp"]) == 0
+    assert main(["describe", "jssp", "--format", "markdown"]) == 0
     text = capsys.readouterr().out
     assert "## Formulation `jssp`" in text
     for kind in ("assignment", "precedence", "no_overlap"):
@@ -302,6 +302,6 @@ def test_console_script_unknown_solver_is_one_line(tmp_path):
     assert "Traceback" not in done.stderr + done.stdout
     assert "WARNING" not in done.stdout
     assert done.stderr.splitlines() == [
-        "schedkit: error: solver 'nosuchsolver' is not installed or not available to Pyomo "
+        "schedkit: error: --solver nosuchsolver: solver 'nosuchsolver' is not installed or not available to Pyomo "
         "(the default 'highs' is always available)"]
     assert not out.exists()

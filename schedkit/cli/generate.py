@@ -65,6 +65,7 @@ def add_generate_command(subparsers: Any) -> argparse.ArgumentParser:
     er.add_argument("--edge-prob", type=finite_float, default=0.3, help="edge probability (default 0.3)")
     common(er)
     add_platform_kind(kinds)
+    add_rwnn_kind(kinds)
     return parser
 
 
@@ -210,3 +211,65 @@ def infeasibilities(problem) -> list[str]:
     if need > hold:
         return [f"the tasks need {need:g} of memory, the devices hold {hold:g} in all: no placement fits"]
     return []
+
+
+def add_rwnn_kind(kinds: Any) -> argparse.ArgumentParser:
+    """Add ``generate rwnn``: DiviML's randomly wired networks (:mod:`schedkit.generators.rwnn`).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="schedkit")
+    >>> _ = add_generate_command(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["generate", "rwnn", "--channels", "2", "--dependency", "wdep"])
+    >>> args.handler.__name__, args.modules, args.channels, args.dependency, args.graph
+    ('run_generate_rwnn', 10, 2, 'wdep', 'mixed')
+    """
+    from schedkit.generators.rwnn import DEPENDENCIES, GRAPHS
+
+    p = kinds.add_parser(
+        "rwnn", help="a randomly wired network on a CPU and two GPUs (DiviML)",
+        description="Write a randomly wired network (DiviML, after Xie et al. 2019): modules of ER, "
+                    "WS or BA random graphs joined by 1 to 4 channels, on a CPU and two GPUs.")
+    p.add_argument("--modules", type=int, default=10, help="number of modules (default 10)")
+    p.add_argument("--nodes", type=int, default=8, help="nodes of each module's graph (default 8)")
+    p.add_argument("--channels", type=int, default=1, help="edges between modules, 1 to 4 (default 1)")
+    p.add_argument("--dependency", choices=DEPENDENCIES, default="sdep",
+                   help="sdep: every output channel depends on every input channel; wdep: on some "
+                        "(default sdep)")
+    p.add_argument("--graph", choices=GRAPHS, default="mixed",
+                   help="module generator: er, ws, ba or mixed (in turn; default)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--name", default=None, help="problem name")
+    p.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="output file, .json or .yaml/.yml (default: JSON on stdout)")
+    p.set_defaults(handler=run_generate_rwnn, **files((), {"output": PROBLEM_FILES}))
+    return p
+
+
+def run_generate_rwnn(args: argparse.Namespace) -> int:
+    """Handle ``schedkit generate rwnn``: build the network and write it.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "rwnn.json"
+    >>> args = argparse.Namespace(modules=2, nodes=3, channels=1, dependency="sdep", graph="er",
+    ...                           seed=0, name="mini", output=str(out))
+    >>> run_generate_rwnn(args)
+    0
+    >>> len(json.loads(out.read_text())["tasks"])
+    10
+    """
+    from schedkit.atomic import write_text_atomic
+    from schedkit.generators import dump, rwnn
+    from schedkit.problem import Problem
+
+    data = rwnn(args.modules, args.nodes, args.channels, args.dependency, args.graph, args.seed,
+                name=args.name)
+    Problem.from_dict(data)  # schedkit must accept what it writes
+    text = dump(data, args.output)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        write_text_atomic(args.output, text)
+    return 0

@@ -50,25 +50,37 @@ def add_listing_commands(subparsers: Any) -> None:
     'latency'
     """
     p = subparsers.add_parser("describe", help="print a formulation's mathematics")
-    p.add_argument("formulation", nargs="?", default="latency")
+    p.add_argument("formulation", nargs="?", default="latency",
+                   help="a preset name or a formulation file [latency]")
+    p.add_argument("--format", choices=("text", "markdown", "latex"), default="text",
+                   help="plain text for a terminal (default), Markdown with LaTeX math (as in the docs), "
+                        "or LaTeX")
     p.set_defaults(handler=run_describe)
     for command, (text, _, _) in LISTINGS.items():
         subparsers.add_parser(command, help=text).set_defaults(handler=run_listing)
 
 
 def run_describe(args: argparse.Namespace) -> int:
-    """Handle ``schedkit describe``: a formulation's mathematics as Markdown with LaTeX.
+    """Handle ``schedkit describe``: a formulation's mathematics, as text, Markdown or LaTeX.
 
     Examples
     --------
-    >>> run_describe(argparse.Namespace(formulation="jssp"))
+    >>> run_describe(argparse.Namespace(formulation="jssp", format="text"))
+    Formulation jssp
+    ================
+    ...
+    0
+    >>> run_describe(argparse.Namespace(formulation="jssp", format="markdown"))
     ## Formulation `jssp`
     ...
     0
     """
     from schedkit.milp.formulation import get_formulation
+    from schedkit.report.mathtext import to_latex, to_text
 
-    print(get_formulation(args.formulation).describe())
+    text = get_formulation(args.formulation).describe()
+    form = getattr(args, "format", "text")
+    print({"text": to_text, "latex": to_latex}.get(form, lambda t: t)(text).rstrip())
     return 0
 
 

@@ -22,12 +22,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from schedkit.cli.common import EXIT_ERROR, check_outputs
+from schedkit.cli.common import EXIT_CODES, EXIT_ERROR, EXIT_INTERRUPTED, check_outputs
 from schedkit.cli.files import add_convert_command, add_file_commands
+from schedkit.cli.decompose import add_decompose_command
 from schedkit.cli.generate import add_generate_command
 from schedkit.cli.listings import add_listing_commands
+from schedkit.cli.pictures import add_picture_commands
 from schedkit.cli.solve import add_solve_command
-from schedkit.errors import SchedkitError
+from schedkit.errors import OptionError, SchedkitError
 
 __all__ = ["build_parser", "main"]
 
@@ -50,9 +52,13 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     >>> args.time_limit, args.formulation, args.handler.__name__
     (5.0, 'jssp', 'run_solve')
     """
+    from schedkit import __version__
+
     parser = argparse.ArgumentParser(
         prog="schedkit",
-        description="Map and schedule task graphs on heterogeneous devices as mixed-integer programs.")
+        description="Map and schedule task graphs on heterogeneous devices as mixed-integer programs.",
+        epilog="exit status: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items()))
+    parser.add_argument("--version", action="version", version=f"schedkit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     words = [] if argv is None else [a for a in argv if not a.startswith("-")]
     solving = argv is None or not words or words[0] == "solve"
@@ -62,6 +68,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     add_listing_commands(sub)
     add_convert_command(sub)
     add_generate_command(sub)
+    add_picture_commands(sub)
+    add_decompose_command(sub, flags=argv is None or words[:1] == ["decompose"], helps=helping)
     return parser
 
 
@@ -99,6 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_outputs(args)
         return args.handler(args)
+    except OptionError as exc:
+        flag = "--" + exc.option.replace("_", "-")
+        value = getattr(args, exc.option, None)
+        return _error(f"{flag}{f' {value}' if value is not None else ''}: {exc}")
     except SchedkitError as exc:
         return _error(str(exc))
     except BrokenPipeError:  # e.g. 'schedkit describe | head': the reader left, nothing to report
@@ -109,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         return _error(f"{target}{exc.strerror or exc}")
     except KeyboardInterrupt:
         print("schedkit: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -19,14 +19,16 @@ Examples
 from __future__ import annotations
 
 import argparse
+import sys
 import re
 import types
 import typing
 from dataclasses import dataclass
 from typing import Any
 
-from schedkit.cli.common import EXIT_ERROR, SCHEDULE_FILES, files, load_problem
-from schedkit.errors import SchedkitError
+from schedkit.cli.common import EXIT_NO_SCHEDULE, SCHEDULE_FILES, files, finite_float, load_problem
+from schedkit.cli.pictures import PLOT_FILES, REPORT_FILES
+from schedkit.errors import OptionError, SchedkitError
 from schedkit.registry import attribute_docs
 
 __all__ = ["SolveFlag", "solve_flags", "field_help", "add_solve_command", "solve_options", "run_solve"]
@@ -36,7 +38,8 @@ FIXED_SHORT = {"verbose": "-v"}
 """Short flags the command line gives to option fields itself."""
 LENIENT = {"verbose"}
 """Fields whose flag a method without the field ignores (they ask for output, not for an answer)."""
-RESERVED = {"problem", "method", "show", "output", "help", "handler", "command", "solve_flags"}
+RESERVED = {"problem", "method", "show", "output", "help", "handler", "command", "solve_flags",
+            "plot", "report", "quiet"}
 """Names of the solve command's own arguments; no option field may take them."""
 _SCALARS = (int, float, str, bool)
 
@@ -97,7 +100,8 @@ class SolveFlag:
             parser.add_argument(*self.option_strings, dest=self.name,
                                 action=argparse.BooleanOptionalAction, default=None, help=help_text)
         else:
-            parser.add_argument(*self.option_strings, dest=self.name, type=self.kind, default=None,
+            kind = finite_float if self.kind is float else self.kind
+            parser.add_argument(*self.option_strings, dest=self.name, type=kind, default=None,
                                 metavar=self.name.upper(), help=help_text)
 
 
@@ -201,8 +205,8 @@ def solve_flags(methods: list[tuple[str, type]] | None = None, helps: bool = Tru
     >>> from schedkit.methods import METHODS
     >>> [f.long for f in solve_flags([("milp", METHODS.get("milp"))])][:4]
     ['--formulation', '--solver', '--time-limit', '--gap']
-    >>> [f.long for f in solve_flags() if f.kind is bool]
-    ['--verbose', '--insertion']
+    >>> {"--verbose", "--insertion"} <= {f.long for f in solve_flags() if f.kind is bool}
+    True
     """
     if methods is None:
         from schedkit.methods import METHODS
@@ -216,7 +220,8 @@ def solve_flags(methods: list[tuple[str, type]] | None = None, helps: bool = Tru
             entry = seen.setdefault(name, [(cls.Options, info), None, []])
             entry[1] = entry[1] or _short_flag(info)
             entry[2].append((method, None if info.is_required() else info.get_default()))
-    taken = {"-h", "-m", "-o", "--help", "--method", "--show", "--output"}
+    taken = {"-h", "-m", "-o", "-q", "--help", "--method", "--show", "--output", "--plot", "--report",
+             "--quiet"}
     flags = []
     for name, ((options, info), short, uses) in seen.items():
         long = "--" + name.replace("_", "-")
@@ -279,11 +284,17 @@ def add_solve_command(subparsers: Any, flags: bool = True, helps: bool = True) -
                    help=f"a method from 'schedkit methods' [{DEFAULT_METHOD}]")
     p.add_argument("--show", action="store_true", help="print the schedule, device by device")
     p.add_argument("-o", "--output", help="write the schedule (JSON) here")
+    p.add_argument("--plot", metavar="FILE", help="also draw the schedule's Gantt chart (.png, .svg, "
+                                                  ".pdf; needs schedkit[viz])")
+    p.add_argument("--report", metavar="FILE", help="also write the HTML report (.html)")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="no progress line on the terminal (it never shows when stderr is not one)")
     group = p.add_argument_group("method options")
     for flag in generated:
         flag.add_to(group)
     p.set_defaults(handler=run_solve, solve_flags=generated,
-                   **files(("problem", "formulation"), {"output": SCHEDULE_FILES}))
+                   **files(("problem", "formulation"), {"output": SCHEDULE_FILES, "plot": PLOT_FILES,
+                                                        "report": REPORT_FILES}))
     return p
 
 
@@ -320,7 +331,10 @@ def solve_options(args: argparse.Namespace) -> dict:
     """
     from schedkit.methods import METHODS
 
-    fields = METHODS.get(args.method).Options.model_fields
+    try:
+        fields = METHODS.get(args.method).Options.model_fields
+    except SchedkitError as exc:
+        raise OptionError("method", str(exc)) from None
     options = {}
     for flag in args.solve_flags:
         value = getattr(args, flag.name, None)
@@ -354,15 +368,31 @@ def run_solve(args: argparse.Namespace) -> int:
     heft on tiny: status=heuristic makespan=4.51625 bound=3.3 gap=26.93% time=...
     0
     """
-    from schedkit.methods import solve
+    from schedkit.cli.progress import solve_with_progress
+    from schedkit.methods import METHODS
     from schedkit.report import format_schedule
+    from schedkit.validate import ignored_data
 
     problem = load_problem(args.problem)
-    options = solve_options(args)
-    schedule = solve(problem, args.method, **options)
+    options = solve_options(args)        # first: it names a bad --method as such
+    method = METHODS.get(args.method)(**options)
+    for note in ignored_data(problem, method.blocks(problem)):
+        print(f"schedkit: note: {note}", file=sys.stderr)
+    schedule = solve_with_progress(method, problem, args.method, quiet=getattr(args, "quiet", False))
     print(schedule.summary())
+    if schedule.message:
+        print(f"schedkit: note: {schedule.message}", file=sys.stderr)
     if args.show:
         print(format_schedule(schedule))
     if args.output:
         schedule.write(args.output)
-    return 0 if schedule.tasks else EXIT_ERROR
+    if schedule.tasks and (getattr(args, "plot", None) or getattr(args, "report", None)):
+        from schedkit.cli.pictures import write_pictures
+
+        # The method validated the schedule against its blocks before returning it.
+        formulation = getattr(method.options, "formulation", None)
+        write_pictures(problem, schedule, plot=args.plot, report=args.report,
+                       formulation=formulation if isinstance(formulation, str) else None,
+                       violations=[])
+    return 0 if schedule.tasks else EXIT_NO_SCHEDULE
+

@@ -2,8 +2,13 @@
 
 Pure functions of their arguments (the same arguments give the same data on every
 platform); the ``schedkit generate`` command wires them to the command line.
+
+- :mod:`~schedkit.generators.random_dags`: ``layered`` (Mayer et al.) and ``erdos_renyi``;
+- :mod:`~schedkit.generators.rwnn`: DiviML's randomly wired networks (modules of ER, WS
+  or BA graphs joined by 1 to 4 channels, ``sdep``/``wdep``) on a CPU and two GPUs.
 """
 
 from schedkit.generators.random_dags import dump, erdos_renyi, layered
+from schedkit.generators.rwnn import rwnn
 
-__all__ = ["dump", "erdos_renyi", "layered"]
+__all__ = ["dump", "erdos_renyi", "layered", "rwnn"]

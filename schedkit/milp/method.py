@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import Field, field_validator
 
-from schedkit.errors import ProblemError, SchedkitError
+from schedkit.errors import OptionError, ProblemError, SchedkitError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method, solve
 from schedkit.milp.race import deadline_after, default_threads
 from schedkit.problem import Problem
@@ -77,13 +77,21 @@ class Milp(Method):
         from schedkit.milp.formulation import Formulation, get_formulation
         from schedkit.milp.solvers import get_adapter
 
-        if isinstance(formulation, (Formulation, dict)):
-            self.formulation = get_formulation(formulation)
-            super().__init__(formulation=self.formulation.name, **options)
-        else:
-            super().__init__(**({"formulation": formulation} if formulation else {}), **options)
-            self.formulation = get_formulation(self.options.formulation)
-        self.adapter = get_adapter(self.options.solver)  # fail before any model is built
+        try:
+            if isinstance(formulation, (Formulation, dict)):
+                self.formulation = get_formulation(formulation)
+                super().__init__(formulation=self.formulation.name, **options)
+            else:
+                super().__init__(**({"formulation": formulation} if formulation else {}), **options)
+                self.formulation = get_formulation(self.options.formulation)
+        except OptionError:
+            raise
+        except SchedkitError as exc:
+            raise OptionError("formulation", str(exc)) from None
+        try:
+            self.adapter = get_adapter(self.options.solver)  # fail before any model is built
+        except SchedkitError as exc:
+            raise OptionError("solver", str(exc)) from None
 
     def blocks(self, problem: Problem) -> list:
         """The formulation's blocks: every schedule is judged by them."""
@@ -133,8 +141,13 @@ class Milp(Method):
         if o.warm_start == "none":
             return None
         if o.warm_start == self.name:
-            raise SchedkitError("--warm-start cannot be 'milp' itself")
-        return solve(problem, o.warm_start)
+            raise OptionError("warm_start", "the warm start cannot be 'milp' itself")
+        try:
+            return solve(problem, o.warm_start)
+        except SchedkitError as exc:
+            if "unknown method" not in str(exc):
+                raise
+            raise OptionError("warm_start", str(exc)) from None
 
     def _improve(self, problem: Problem, built, deadline: float | None):
         """Local search from the start schedule; a shorter one rebuilds the model (tighter big-Ms)."""

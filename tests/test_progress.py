@@ -1,0 +1,93 @@
+"""Progress lines: drawn on a terminal only, erased when done, silent when piped or --quiet."""
+
+import io
+import time
+
+from schedkit.cli.main import main
+from schedkit.cli.progress import Progress, Ticker, terminal
+
+
+class Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_terminal_detection():
+    assert terminal(Tty()) is True
+    assert terminal(Tty(), quiet=True) is False
+    assert terminal(io.StringIO()) is False
+
+
+def test_progress_draws_and_erases_on_a_terminal():
+    stream = Tty()
+    with Progress(4, "cases", stream=stream) as bar:
+        bar.update(note="la01")
+        bar.update(2)
+    text = stream.getvalue()
+    assert "\rcases [=====................ ] 1/4 la01" in text
+    assert "\rcases [==========........... ] 2/4" in text
+    assert text.endswith("\r" + " " * len("cases [==========........... ] 2/4") + "\r")
+
+
+def test_progress_is_silent_when_piped():
+    stream = io.StringIO()
+    with Progress(4, "cases", stream=stream) as bar:
+        bar.update()
+    assert stream.getvalue() == ""
+
+
+def test_ticker_shows_time_against_the_limit_then_erases():
+    stream = Tty()
+    with Ticker("milp", limit=10, stream=stream, delay=0.0, every=0.01):
+        time.sleep(0.1)
+    text = stream.getvalue()
+    assert "\rmilp [" in text and " s of 10 s" in text
+    assert text.endswith("\r")
+    quick = Tty()
+    with Ticker("heft", stream=quick, delay=5.0):
+        pass
+    assert quick.getvalue() == ""  # a quick call leaves no trace
+
+
+def test_solve_prints_no_progress_when_piped(capfd):
+    assert main(["solve", "examples/tiny.yaml", "--time-limit", "5"]) == 0
+    out, err = capfd.readouterr()
+    assert out.startswith("milp:latency on tiny:") and "\r" not in out + err
+
+
+class SlowMethod:
+    """Stands in for a method: options with a time limit, a solve that takes a while."""
+
+    class options:
+        time_limit = 2.0
+        verbose = False
+
+    def solve(self, problem):
+        time.sleep(1.3)
+        return "schedule"
+
+
+def test_solve_with_progress_ticks_on_a_terminal_only(monkeypatch):
+    from schedkit.cli import progress
+
+    stream = Tty()
+    monkeypatch.setattr(progress.sys, "stderr", stream)
+    assert progress.solve_with_progress(SlowMethod(), None, "milp") == "schedule"
+    assert "\rmilp [" in stream.getvalue() and "s of 2 s" in stream.getvalue()
+    quiet = Tty()
+    monkeypatch.setattr(progress.sys, "stderr", quiet)
+    assert progress.solve_with_progress(SlowMethod(), None, "milp", quiet=True) == "schedule"
+    assert quiet.getvalue() == ""
+
+
+def test_quiet_removes_a_decomposition_bar():
+    from schedkit.cli.progress import solve_with_progress
+
+    class Parts:
+        progress = staticmethod(lambda done, total: None)
+
+        def solve(self, problem):
+            return self.progress
+
+    assert solve_with_progress(Parts(), None, "bridge_dp", quiet=True) is None
+    assert solve_with_progress(Parts(), None, "bridge_dp") is not None
