@@ -10,6 +10,15 @@
     seconds (``solve`` including the validation of the schedule). Methods that accept a
     ``time_limit`` (the searches) get ``--search-seconds``.
 
+(c) With ``--scale``: the list heuristics (``heft``, ``met``, ``greedy``) on large
+    layered graphs (by default 20 000 and 100 000 tasks, 100 per level, edge probability
+    0.03 and skip edges 0.3: about 3.4 edges per task; 50 devices). ``whole`` is the
+    wall-clock time of ``python -m schedkit.cli solve FILE.json -m METHOD`` (reading the
+    file, building the Problem, the method, validating, printing), with its CPU time and
+    peak memory; the split is measured in this process: ``parse`` (read and validate the
+    file), ``problem`` (build the Problem), ``run`` (priority, bound, list schedule,
+    schedule assembly), ``validate``.
+
 Progress goes to stderr, tables to stdout; ``--json FILE`` also writes every figure.
 
 Usage::
@@ -17,6 +26,7 @@ Usage::
     python benchmarks/heuristics.py              # 20 small instances + the 4k-task graph
     python benchmarks/heuristics.py --quick      # 5 small instances + a 1k-task graph
     python benchmarks/heuristics.py --skip-small --methods heft,critical_path+pct,hash+fifo
+    python benchmarks/heuristics.py --skip-small --skip-large --scale   # 20k and 100k tasks
 """
 
 from __future__ import annotations
@@ -24,13 +34,19 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import resource
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import schedkit
 from schedkit import Problem, SchedkitError, solve
 from schedkit.problem.bounds import lower_bound
-from schedkit.generators import erdos_renyi, layered
+from schedkit.generators import dump, erdos_renyi, layered
+from schedkit.problem.spec import load_spec
+from schedkit.validate import validate
 from schedkit.atomic import write_text_atomic
 from schedkit.methods import METHODS
 
@@ -179,6 +195,77 @@ def run_large(args, methods: list[str]) -> dict:
             "load_seconds": load_seconds, "rows": rows}
 
 
+def whole_process(path: Path, method: str) -> dict:
+    """Wall-clock and CPU seconds and peak memory of ``schedkit solve`` in a child process."""
+    command = [sys.executable, "-m", "schedkit.cli", "solve", str(path), "-m", method]
+    began = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = child.communicate()
+    wall = time.perf_counter() - began
+    row = {"whole_seconds": wall, "exit": child.returncode, "output": (out or err).strip()[-300:]}
+    # The CPU time and peak memory of this child alone (the children's totals grow per run).
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    row["whole_cpu_total"] = usage.ru_utime + usage.ru_stime
+    row["children_peak_mb"] = usage.ru_maxrss / 1024
+    return row
+
+
+def split(spec, method: str) -> dict:
+    """Seconds of each stage of a solve in this process (the file already parsed)."""
+    began = time.perf_counter()
+    problem = Problem(spec)
+    built = time.perf_counter()
+    solver = METHODS.get(method)()
+    result = solver.run(problem)
+    ran = time.perf_counter()
+    schedule = result.to_schedule()
+    validate(problem, schedule, solver.blocks(problem))
+    done = time.perf_counter()
+    return {"problem_seconds": built - began, "run_seconds": ran - built,
+            "validate_seconds": done - ran, "makespan": schedule.makespan}
+
+
+def run_scale(args) -> dict:
+    rows = []
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_before = usage.ru_utime + usage.ru_stime
+    with tempfile.TemporaryDirectory() as folder:
+        for tasks in args.scale_tasks:
+            levels = max(1, tasks // args.scale_width)
+            data = layered(levels, args.scale_width, args.scale_edge_prob, args.long_range_prob,
+                           args.scale_devices, seed=args.seed)
+            path = Path(folder) / f"layered-{levels}x{args.scale_width}.json"
+            path.write_text(dump(data, path))
+            sys.stderr.write(f"scale: {path.name}: {len(data['tasks'])} tasks, "
+                             f"{len(data['edges'])} edges, {args.scale_devices} devices\n")
+            began = time.perf_counter()
+            spec = load_spec(path)
+            parse_seconds = time.perf_counter() - began
+            for name in args.scale_methods:
+                row = {"tasks": len(data["tasks"]), "edges": len(data["edges"]), "method": name,
+                       "parse_seconds": parse_seconds}
+                row.update(whole_process(path, name))
+                cpu_total = row.pop("whole_cpu_total")
+                row["whole_cpu_seconds"], cpu_before = cpu_total - cpu_before, cpu_total
+                row.update(split(spec, name))
+                rows.append(row)
+                sys.stderr.write(f"scale: {name}: whole {row['whole_seconds']:.1f}s\n")
+    print(f"\n(c) layered graphs, {args.scale_width} tasks per level, edge prob "
+          f"{args.scale_edge_prob}, skip edges {args.long_range_prob}, {args.scale_devices} devices;"
+          f" whole = python -m schedkit.cli solve FILE -m METHOD")
+    print(f"{'tasks':>7} {'edges':>7} {'method':<7} {'whole':>7} {'cpu':>7} {'parse':>6} "
+          f"{'problem':>7} {'run':>6} {'valid.':>6} {'makespan':>11}")
+    for row in rows:
+        failed = "" if row["exit"] == 0 else f"  (exit {row['exit']}: {row['output']})"
+        print(f"{row['tasks']:>7} {row['edges']:>7} {row['method']:<7} {row['whole_seconds']:>7.1f} "
+              f"{row['whole_cpu_seconds']:>7.1f} {row['parse_seconds']:>6.1f} "
+              f"{row['problem_seconds']:>7.1f} {row['run_seconds']:>6.1f} "
+              f"{row['validate_seconds']:>6.1f} {row['makespan']:>11.6g}{failed}")
+    peak = max((row["children_peak_mb"] for row in rows), default=math.nan)
+    print(f"peak memory of the largest child: {peak:.0f} MB")
+    return {"rows": rows, "children_peak_mb": peak}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5 small instances and a 1k-task graph")
@@ -206,6 +293,17 @@ def main(argv: list[str] | None = None) -> int:
                        help="range of tensor sizes (default 1 10; larger is more communication-bound)")
     large.add_argument("--search-seconds", type=float, default=20.0,
                        help="time_limit for methods that take one (default 20)")
+    scale = parser.add_argument_group("scale (c)")
+    scale.add_argument("--scale", action="store_true",
+                       help="run the list heuristics on large layered graphs (minutes)")
+    scale.add_argument("--scale-tasks", type=lambda text: [int(v) for v in text.split(",")],
+                       default=[20000, 100000], help="task counts (default 20000,100000)")
+    scale.add_argument("--scale-width", type=int, default=100, help="tasks per level (default 100)")
+    scale.add_argument("--scale-edge-prob", type=float, default=0.03,
+                       help="edge probability between adjacent levels (default 0.03)")
+    scale.add_argument("--scale-devices", type=int, default=50, help="devices (default 50)")
+    scale.add_argument("--scale-methods", type=lambda text: text.split(","),
+                       default=["heft", "met", "greedy"], help="methods (default heft,met,greedy)")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
     quick = args.quick
@@ -224,6 +322,8 @@ def main(argv: list[str] | None = None) -> int:
         results["small"] = run_small(args, methods)
     if not args.skip_large:
         results["large"] = run_large(args, methods)
+    if args.scale:
+        results["scale"] = run_scale(args)
     if args.json:
         write_text_atomic(args.json, json.dumps(results, indent=1, default=str) + "\n")
     return 0

@@ -35,6 +35,7 @@ from typing import Sequence
 from schedkit.problem import Problem
 from schedkit.problem.graph import upward_rank
 from schedkit.timing import DeviceRule
+from schedkit.timing.list_schedule import FinishRule
 
 __all__ = ["order_priority", "upward_rank_priority", "fastest_device_rule", "fastest_devices"]
 
@@ -81,7 +82,9 @@ def fastest_device_rule(problem: Problem) -> DeviceRule:
 
     Ties go to the earliest finish, then to the lowest device index. The candidates are
     the devices :func:`~schedkit.timing.list_schedule` leaves after its memory,
-    collocation and link filtering, so a full device is skipped.
+    collocation and link filtering, so a full device is skipped. A
+    :class:`~schedkit.timing.list_schedule.FinishRule` preferring short durations, so
+    that ``list_schedule`` times only the fastest candidates.
 
     Examples
     --------
@@ -91,13 +94,7 @@ def fastest_device_rule(problem: Problem) -> DeviceRule:
     >>> rule(0, [(0, 5.0, 5.4), (1, 0.0, 1.8)])   # embed: gpu0 is faster, though it finishes later
     0
     """
-    durations = problem.durations
-
-    def fastest_device(i: int, options: list[tuple[int, float, float]]) -> int:
-        table = durations[i]
-        return min(options, key=lambda o: (table[o[0]], o[2], o[0]))[0]
-
-    return fastest_device
+    return FinishRule(problem.durations)
 
 
 def fastest_devices(problem: Problem) -> list[int]:

@@ -7,7 +7,9 @@ edge's transfer time averaged over the linked pairs of *distinct* allowed device
 (``mean(latency) + size / mean(bandwidth)``, as in the paper; see
 :func:`schedkit.problem.graph.upward_rank`). Tasks go in decreasing rank, equal ranks
 in file order. Device: the earliest finish time, with insertion into idle gaps;
-equal finishes go to the lowest device index.
+equal finishes go to the lowest device index. Insertion finds the first gap that holds
+a task in O(log n) on a device of n tasks (see :class:`~schedkit.timing.Timeline`), so
+HEFT stays O((V + E) log V) plus the weighing of devices, on any graph size.
 
 With these tie-breaks the paper's sample graph gets the published makespan, 80
 (the paper's order n1, n3, n4, n2, n5, n6, n9, n7, n8, n10: n3 and n4 tie at 80).

@@ -5,6 +5,14 @@ A list-scheduling method is a priority rule plus a device rule, run by
 (ties: the lower task index), each to the device the rule picks among the
 candidates that fit (memory, collocation, links to the predecessors' devices).
 
+Cost, for V tasks, E edges and m devices: O((V + E) log V) for the ready queue and for
+insertion into idle gaps (each device's :class:`~schedkit.timing.Timeline` finds the
+first gap that holds a task in O(log V)), plus at most O((V + E) m) to weigh the
+candidate devices; with the earliest-finish rules of ``heft``, ``met`` and ``greedy``
+(a :class:`~schedkit.timing.list_schedule.FinishRule`) most devices are ruled out by a
+bound in O(1) each. ``benchmarks/heuristics.py --scale`` times 20 000 and 100 000 tasks
+on 50 devices, the whole ``schedkit solve`` included.
+
 Examples
 --------
 >>> from schedkit import Problem

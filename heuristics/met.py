@@ -5,7 +5,8 @@ the shortest duration among the devices that still fit the task (memory left,
 its collocation group's device, a link to every predecessor's device); equal
 durations go to the earliest finish, then the lowest index. Communication and
 load are ignored by the choice, not by the timing: each task starts at the
-earliest time on its device, with insertion into idle gaps.
+earliest time on its device, with insertion into idle gaps (O(log n) on a device of
+n tasks, see :class:`~schedkit.timing.Timeline`: MET piles most tasks on one device).
 
 Examples
 --------

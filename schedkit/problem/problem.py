@@ -23,6 +23,7 @@ Examples
 
 from __future__ import annotations
 
+import heapq
 import math
 from functools import cached_property
 from pathlib import Path
@@ -68,15 +69,21 @@ class Problem:
         self.device_memory = [math.inf if d.memory is None else d.memory for d in spec.devices]
         self.task_memory = [t.memory for t in spec.tasks]
         self.durations: list[dict[int, float]] = []
+        # The devices each memory size fits, once per size (most tasks share a few); a task's
+        # durations on them by map and zip, since this loop meets tasks x devices pairs.
+        room_for: dict[float, tuple[tuple[int, ...], list]] = {}
         for task in spec.tasks:
-            table = {}
-            for k, device in enumerate(spec.devices):
-                duration = task.duration_on(device)
-                if duration is None or (task.pin is not None and device.name not in task.pin):
-                    continue
-                if not fits(task.memory, self.device_memory[k]):
-                    continue
-                table[k] = duration
+            room = room_for.get(task.memory)
+            if room is None:
+                indices = tuple(k for k, cap in enumerate(self.device_memory) if fits(task.memory, cap))
+                room = room_for[task.memory] = (indices, [spec.devices[k] for k in indices])
+            indices, devices = room
+            if task.pin is not None:
+                indices = [k for k in indices if self.devices[k] in task.pin]
+                devices = [spec.devices[k] for k in indices]
+            table = dict(zip(indices, map(task.duration_on, devices)))
+            if None in table.values():  # devices its durations do not name
+                table = {k: duration for k, duration in table.items() if duration is not None}
             self.durations.append(table)
         self.allowed = [tuple(table) for table in self.durations]
         self.edges = [(self.task_index[e.src], self.task_index[e.dst], spec.edge_size(e))
@@ -136,6 +143,8 @@ class Problem:
 
     def _check_reachable_placements(self) -> None:
         # A task whose every placement cuts it off from a neighbour makes the problem infeasible.
+        if all(all(row) for row in self.linked):
+            return  # every pair of devices is linked
         for i, j, size in self.edges:
             if size == 0:
                 continue
@@ -144,8 +153,12 @@ class Problem:
                     f"edge {self.tasks[i]}->{self.tasks[j]}: no devices of the two tasks are connected")
 
     def _check_fixed_memory(self) -> None:
-        for d, cap in enumerate(self.device_memory):
-            need = sum(self.task_memory[i] for i, allowed in enumerate(self.allowed) if allowed == (d,))
+        # Summed in file order per device, one pass over the tasks.
+        needs = [0.0] * len(self.devices)
+        for memory, allowed in zip(self.task_memory, self.allowed):
+            if len(allowed) == 1:
+                needs[allowed[0]] += memory
+        for d, (need, cap) in enumerate(zip(needs, self.device_memory)):
             if not fits(need, cap):
                 raise ProblemError(f"device {self.devices[d]}: the tasks that can run only there need "
                                    f"{need:g} of memory, capacity {cap:g}")
@@ -161,8 +174,28 @@ class Problem:
 
     @cached_property
     def topological_order(self) -> list[int]:
-        """Tasks in a topological order (stable: file order among ready tasks)."""
-        return list(nx.lexicographical_topological_sort(self.graph))
+        """Tasks in a topological order (stable: file order among ready tasks).
+
+        The lexicographically smallest order, as ``networkx.lexicographical_topological_sort``
+        of :attr:`graph` gives it, without building the graph.
+
+        Examples
+        --------
+        >>> p = Problem.load("examples/topcuoglu2002.json")
+        >>> p.topological_order == list(nx.lexicographical_topological_sort(p.graph))
+        True
+        """
+        indegree = [len(inputs) for inputs in self.preds]
+        ready = [i for i, count in enumerate(indegree) if count == 0]  # sorted: a heap
+        order = []
+        while ready:
+            i = heapq.heappop(ready)
+            order.append(i)
+            for j, _ in self.succs[i]:
+                indegree[j] -= 1
+                if indegree[j] == 0:
+                    heapq.heappush(ready, j)
+        return order
 
     @cached_property
     def descendants(self) -> list[int]:

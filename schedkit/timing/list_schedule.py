@@ -8,6 +8,15 @@ device runs one task at a time (:class:`~schedkit.timing.resources.Timeline`), a
 task runs only on its allowed devices, and the static memory of the tasks on a
 device fits its capacity.
 
+Cost, for V tasks, E edges and m devices: O((V + E) log V) for the ready queue and
+the timelines (a timeline finds the first gap that holds a task in O(log V) with its
+gap index), plus O((V + E) m) to weigh every candidate device of every task. With a
+:class:`FinishRule` (earliest finish: HEFT and greedy; shortest duration, then
+earliest finish: MET) most devices are ruled out by a bound of their finish, O(1)
+each, and only the others are timed exactly; any other rule gets every candidate's
+exact start. Both ways give the same schedule, float for float (a hypothesis test in
+``tests/test_timing.py`` proves it).
+
 Examples
 --------
 >>> from schedkit import Problem
@@ -22,6 +31,9 @@ Examples
 from __future__ import annotations
 
 import heapq
+import math
+from itertools import compress, repeat
+from operator import add, gt, le
 from typing import Callable, Sequence
 
 from schedkit.errors import ProblemError
@@ -33,9 +45,42 @@ DeviceRule = Callable[[int, list[tuple[int, float, float]]], int]
 """Chooses a device for task ``i`` from ``(device, start, end)`` candidates."""
 
 
-def earliest_finish(i: int, options: list[tuple[int, float, float]]) -> int:
-    """Device rule: the candidate that finishes first (ties: lowest device index)."""
-    return min(options, key=lambda o: (o[2], o[0]))[0]
+class FinishRule:
+    """Device rule: the earliest finish, after an optional fixed preference between devices.
+
+    The candidate with the smallest ``(first[i][d], end, d)``, or ``(end, d)`` without
+    ``first``. :func:`list_schedule` knows these rules: it times exactly only the
+    devices that can still win (a device whose earliest conceivable finish is later
+    than a finish already found cannot), and gets the same choice as calling the rule
+    on every candidate.
+
+    Parameters
+    ----------
+    first : sequence of dict, optional
+        Per task, a preference per device, smaller first (MET: the durations).
+
+    Examples
+    --------
+    >>> FinishRule()(0, [(0, 1.0, 3.0), (1, 0.0, 2.0)])
+    1
+    >>> FinishRule([{0: 1.0, 1: 2.0}])(0, [(0, 1.0, 3.0), (1, 0.0, 2.0)])   # device 0 preferred
+    0
+    """
+
+    __slots__ = ("first",)
+
+    def __init__(self, first: Sequence[dict[int, float]] | None = None):
+        self.first = first
+
+    def __call__(self, i: int, options: list[tuple[int, float, float]]) -> int:
+        if self.first is None:
+            return min(options, key=lambda o: (o[2], o[0]))[0]
+        table = self.first[i]
+        return min(options, key=lambda o: (table[o[0]], o[2], o[0]))[0]
+
+
+earliest_finish = FinishRule()
+"""Device rule: the candidate that finishes first (ties: lowest device index)."""
 
 
 def list_schedule(problem: Problem, priority: Sequence[float], *,
@@ -53,6 +98,7 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
         A fixed mapping (then ``rule`` is not used).
     rule : callable
         ``rule(task, [(device, start, end), ...]) -> device``; default earliest finish.
+        A :class:`FinishRule` is evaluated only on the devices that can win.
     insertion : bool
         Let a task fill an idle gap between tasks already on a device.
 
@@ -66,46 +112,138 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
         When a task has no device left (memory used up, collocation, no link).
     """
     n = len(problem.tasks)
-    indegree = [len(problem.preds[i]) for i in range(n)]
+    preds, succs, durations = problem.preds, problem.succs, problem.durations
+    indegree = [len(preds[i]) for i in range(n)]
     heap = [(-priority[i], i) for i in range(n) if indegree[i] == 0]
     heapq.heapify(heap)
     device = [-1] * n
     start = [0.0] * n
     end = [0.0] * n
     free_memory = list(problem.device_memory)
-    timelines = [Timeline() for _ in problem.devices]
+    # Without capacities every task fits everywhere, and on a fully linked network every
+    # pair of devices may exchange data: both filters then keep every device.
+    limited = any(cap != math.inf for cap in free_memory)
+    connected = all(all(row) for row in problem.linked)
+    timelines = [Timeline(index=insertion) for _ in problem.devices]
+    # Per device its last start and end, the longest task a gap may take and its first
+    # start, refreshed on every add: the fast path compares them with all devices at once.
+    m = len(timelines)
+    tails = ([-math.inf] * m, [-math.inf] * m, [-math.inf] * m, [math.inf] * m)
     group_device: dict[str, int] = {}
     groups = [t.colocate for t in problem.spec.tasks]
+    fast = device_of is None and isinstance(rule, FinishRule)
     while heap:
         _, i = heapq.heappop(heap)
         candidates = _candidates(problem, i, device, free_memory, group_device.get(groups[i]),
-                                 None if device_of is None else device_of[i])
-        options = []
-        for d in candidates:
-            ready = 0.0
-            for p, size in problem.preds[i]:
-                at = arrival(problem, end[p], size, device[p], d)
-                if at > ready:
-                    ready = at
-            length = problem.durations[i][d]
-            t = timelines[d].earliest(ready, length, insertion)
-            options.append((d, t, t + length))
-        d = options[0][0] if len(options) == 1 else rule(i, options)
-        _, t, finish = next(o for o in options if o[0] == d)
+                                 None if device_of is None else device_of[i], limited, connected)
+        table = durations[i]
+        if fast and len(candidates) > 1 and rule.first is not None:
+            prefer = rule.first[i]
+            least = min(prefer[d] for d in candidates)
+            candidates = [d for d in candidates if prefer[d] == least]
+        if len(candidates) == 1:
+            d = candidates[0]
+            t = timelines[d].earliest(_ready(problem, i, d, device, end), table[d], insertion)
+        elif fast:
+            d, t = _earliest_finish(problem, i, candidates, device, end, timelines, tails, insertion)
+        else:
+            options = []
+            for d in candidates:
+                length = table[d]
+                t = timelines[d].earliest(_ready(problem, i, d, device, end), length, insertion)
+                options.append((d, t, t + length))
+            d = rule(i, options)
+            _, t, _ = next(o for o in options if o[0] == d)
+        finish = t + table[d]
         device[i], start[i], end[i] = d, t, finish
-        timelines[d].add(t, finish)
+        line = timelines[d]
+        line.add(t, finish)
+        tails[0][d], tails[1][d], tails[2][d], tails[3][d] = (line.last_start, line.last_end,
+                                                              line.widest, line.first_start)
         free_memory[d] -= problem.task_memory[i]
         if groups[i] is not None:
             group_device[groups[i]] = d
-        for j, _ in problem.succs[i]:
+        for j, _ in succs[i]:
             indegree[j] -= 1
             if indegree[j] == 0:
                 heapq.heappush(heap, (-priority[j], j))
     return device, start
 
 
+def _ready(problem: Problem, i: int, d: int, device: list[int], end: list[float]) -> float:
+    """When every input of task ``i`` is on device ``d`` (the reference loop)."""
+    ready = 0.0
+    for p, size in problem.preds[i]:
+        at = arrival(problem, end[p], size, device[p], d)
+        if at > ready:
+            ready = at
+    return ready
+
+
+def _earliest_finish(problem: Problem, i: int, candidates: Sequence[int], device: list[int],
+                     end: list[float], timelines: list[Timeline], tails: tuple[list[float], ...],
+                     insertion: bool) -> tuple[int, float]:
+    """The candidate on which task ``i`` finishes first (ties: the lowest index), and its start.
+
+    Data cannot arrive before its producer ends, so ``max(latest input end, last end)
+    + length`` bounds a device's finish from below, or ``latest input end + length``
+    where a gap might take the task. The device of least bound is timed exactly
+    (:func:`_ready`, then :meth:`~schedkit.timing.resources.Timeline.earliest`), then
+    every device whose bound does not lose to the best (finish, device) found, each
+    dropped as soon as the arrivals of its inputs make it lose.
+    """
+    table = problem.durations[i]
+    inputs = problem.preds[i]
+    produced = max([end[p] for p, _ in inputs]) if inputs else 0.0
+    last_starts, last_ends, widest, first_starts = tails
+    if len(candidates) == len(last_ends):  # every device: the vectors are the device tables
+        lengths = list(table.values())
+    else:
+        lengths = [table[d] for d in candidates]
+        last_starts = [last_starts[d] for d in candidates]
+        last_ends = [last_ends[d] for d in candidates]
+    bounds = list(map(add, map(max, repeat(produced), last_ends), lengths))
+    if insertion:
+        # A device whose last task starts after ``produced`` may have a gap before it,
+        # unless every gap is too short (and the task is past the first one).
+        for k in compress(range(len(bounds)), map(gt, last_starts, repeat(produced))):
+            d = candidates[k]
+            if lengths[k] <= widest[d] or produced < first_starts[d]:
+                bounds[k] = produced + lengths[k]
+    best = min(bounds)
+    k = bounds.index(best)
+    chosen = candidates[k]
+    at = timelines[chosen].earliest(_ready(problem, i, chosen, device, end), lengths[k], insertion)
+    best = at + lengths[k]
+    if len(inputs) > 1:  # latest producer first: its transfer most often decides
+        inputs = sorted(inputs, key=lambda edge: end[edge[0]], reverse=True)
+    for k in compress(range(len(bounds)), map(le, bounds, repeat(best))):
+        d = candidates[k]
+        if d == chosen or bounds[k] > best or (bounds[k] == best and d > chosen):
+            continue
+        # :func:`_ready`'s loop, given up once the inputs timed so far make ``d`` lose
+        # (the gap search is skipped too): completed, it is the same maximum.
+        length = lengths[k]
+        ready = 0.0
+        for p, size in inputs:
+            data = arrival(problem, end[p], size, device[p], d)
+            if data > ready:
+                ready = data
+                if ready + length > best:
+                    break
+        else:
+            if ready + length == best and d > chosen:
+                continue
+            t = timelines[d].earliest(ready, length, insertion)
+            finish = t + length
+            if finish < best or (finish == best and d < chosen):
+                best, chosen, at = finish, d, t
+    return chosen, at
+
+
 def _candidates(problem: Problem, i: int, device: list[int], free_memory: list[float],
-                group_device: int | None, fixed: int | None) -> list[int]:
+                group_device: int | None, fixed: int | None, limited: bool = True,
+                connected: bool = False) -> Sequence[int]:
     name = problem.tasks[i]
     allowed = problem.allowed[i] if fixed is None else (fixed,)
     if fixed is not None and fixed not in problem.allowed[i]:
@@ -114,9 +252,11 @@ def _candidates(problem: Problem, i: int, device: list[int], free_memory: list[f
         allowed = tuple(d for d in allowed if d == group_device)
         if not allowed:
             raise ProblemError(f"task '{name}': its collocation group sits on a device it cannot use")
-    room = [d for d in allowed if fits(problem.task_memory[i], free_memory[d])]
+    room = [d for d in allowed if fits(problem.task_memory[i], free_memory[d])] if limited else allowed
     if not room:
         raise ProblemError(f"task '{name}': no memory left on its devices (heuristic placement)")
+    if connected:
+        return room
     linked = [d for d in room
               if all(problem.pair_allowed(size, device[p], d) for p, size in problem.preds[i])]
     if not linked:
