@@ -147,6 +147,13 @@ class EdgeSpec(_Frozen):
     dst: Name
     size: NonNegative | None = None
     """Data size; defaults to ``src``'s ``output_size``."""
+    transfer_times: dict[str, NonNegative] | None = None
+    """Transfer time of this edge's data from device ``U`` to device ``V``, keyed ``"U->V"``
+    (MOIRAI's per-flow channel table); pairs not listed use size, bandwidth and latency."""
+
+    def pairs(self) -> dict[tuple[str, str], float]:
+        """``transfer_times`` keyed by ``(U, V)`` device names."""
+        return {tuple(key.split("->", 1)): t for key, t in (self.transfer_times or {}).items()}
 
 
 class ProblemSpec(_Frozen):
@@ -164,6 +171,7 @@ class ProblemSpec(_Frozen):
     @model_validator(mode="after")
     def _check_consistency(self) -> ProblemSpec:
         devices = _unique([d.name for d in self.devices], "device")
+        by_name = {d.name: d for d in self.devices}
         tasks = _unique([t.name for t in self.tasks], "task")
         for link in self.links:
             for end in (link.src, link.dst):
@@ -187,8 +195,10 @@ class ProblemSpec(_Frozen):
                     bad = [value] if value < 0 else []
                 if bad:
                     raise ValueError(f"task '{task.name}': negative duration on '{dev}'")
-            allowed = [d for d in self.devices if task.duration_on(d) is not None
-                       and (task.pin is None or d.name in task.pin)]
+            # The devices the task may use: its durations' keys (or every device, for 'work'),
+            # restricted by its pins; looked up by name, not by trying every device.
+            names = task.durations.keys() if task.durations is not None else by_name.keys()
+            allowed = [by_name[n] for n in names if task.pin is None or n in task.pin]
             if not allowed:
                 raise ValueError(f"task '{task.name}': no device can run it (durations and pin exclude all)")
             if not any(d.memory is None or fits(task.memory, d.memory) for d in allowed):
@@ -204,9 +214,17 @@ class ProblemSpec(_Frozen):
             if (edge.src, edge.dst) in seen:
                 raise ValueError(f"{label}: duplicate edge")
             seen.add((edge.src, edge.dst))
-        graph = nx.DiGraph(list(seen))
-        # find_cycle is slow on large acyclic graphs: look for the cycle only when there is one.
-        cycle = None if nx.is_directed_acyclic_graph(graph) else nx.find_cycle(graph)
+            for key in edge.transfer_times or {}:
+                ends = key.split("->")
+                if len(ends) != 2:
+                    raise ValueError(f"{label}: transfer time key '{key}' is not 'SRC->DST'")
+                for end in ends:
+                    if end not in devices:
+                        raise ValueError(f"{label}: transfer time '{key}': unknown device '{end}'")
+                if ends[0] == ends[1]:
+                    raise ValueError(f"{label}: transfer time '{key}': data on one device does not move")
+        # Kahn's count is cheap; networkx finds the cycle to name only when there is one.
+        cycle = None if _acyclic(seen) else nx.find_cycle(nx.DiGraph(list(seen)))
         if cycle:
             path = " -> ".join([u for u, _ in cycle] + [cycle[0][0]])
             raise ValueError(f"the task graph has a cycle: {path}")
@@ -221,6 +239,26 @@ class ProblemSpec(_Frozen):
     @cached_property
     def _output_sizes(self) -> dict[str, float]:
         return {t.name: t.output_size for t in self.tasks}
+
+
+def _acyclic(edges: set[tuple[str, str]]) -> bool:
+    """Whether the graph of ``edges`` has no cycle (Kahn's algorithm)."""
+    after: dict[str, list[str]] = {}
+    indegree: dict[str, int] = {}
+    for a, b in edges:
+        after.setdefault(a, []).append(b)
+        indegree[b] = indegree.get(b, 0) + 1
+        indegree.setdefault(a, 0)
+    ready = [node for node, count in indegree.items() if count == 0]
+    done = 0
+    while ready:
+        node = ready.pop()
+        done += 1
+        for nxt in after.get(node, ()):
+            indegree[nxt] -= 1
+            if indegree[nxt] == 0:
+                ready.append(nxt)
+    return done == len(indegree)
 
 
 def _unique(names: list[str], what: str) -> set[str]:
