@@ -31,7 +31,7 @@ from pathlib import Path
 
 import schedkit
 from schedkit.atomic import write_text_atomic
-from schedkit.cli.progress import Progress
+from schedkit.progress import Progress
 from schedkit.importers import convert
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from schedkit import Problem, solve
 from schedkit.atomic import write_text_atomic
-from schedkit.cli.progress import Progress
+from schedkit.progress import Progress
 from schedkit.generators import layered
 from schedkit.report import render
 

@@ -121,9 +121,11 @@ class Annealing(SearchMethod):
         temperature = -mean / math.log(o.initial_acceptance)
         steps = o.iterations - samples
         cooling = o.final_temperature ** (1.0 / steps) if steps else 1.0
-        for _ in range(steps):
+        tick = self.ticks(o.iterations)
+        for k in range(steps):
             if deadline is not None and time.perf_counter() > deadline:
                 break
+            tick(samples + k)
             u = movable[rng.randrange(len(movable))]
             d = space.other_device(u, current[units[u][0]], rng)
             temperature *= cooling
@@ -138,4 +140,5 @@ class Annealing(SearchMethod):
                 timing.keep()
                 if current_value < best_value:
                     best, best_value = current, current_value
+        tick(o.iterations)  # erases the line
         return best, best_value

@@ -69,9 +69,11 @@ class Evolution(SearchMethod):
         first = [min(timing.position[k] for k in members) for members in units]
         parent, parent_value = device_of, value
         loads = space.loads(parent)
-        for _ in range(o.iterations):
+        tick = self.ticks(o.iterations)
+        for k in range(o.iterations):
             if deadline is not None and time.perf_counter() > deadline:
                 break
+            tick(k)
             chosen = [u for u in movable if rng.random() < rate]
             if not chosen:
                 chosen = [movable[rng.randrange(len(movable))]]
@@ -84,4 +86,5 @@ class Evolution(SearchMethod):
             if child_value <= parent_value:
                 parent, parent_value, loads = child, child_value, child_loads
                 timing.keep()
+        tick(o.iterations)  # erases the line
         return parent, parent_value

@@ -27,7 +27,7 @@ True
 from __future__ import annotations
 
 import time
-from typing import ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 from pydantic import Field
 
@@ -38,6 +38,7 @@ from schedkit.numerics import fits
 from schedkit.problem import Problem
 from schedkit.problem.bounds import lower_bound
 from schedkit.problem.mapping import is_feasible_mapping, memory_loads
+from schedkit.progress import steps
 from schedkit.schedule import Result, Schedule
 from schedkit.timing import OrderedTiming, bfs_order, list_schedule, to_schedule
 
@@ -180,9 +181,35 @@ class SearchMethod(Method):
     the timing and the space, and turns the best string found into a schedule. The
     result is never worse than the starting point: when ``start`` names a method,
     that method's own schedule competes with the strings the search times.
+
+    Parameters
+    ----------
+    progress : callable, optional
+        ``progress(done, total)`` over the iterations, called about every 1% of them;
+        by default a progress line on a terminal (:func:`schedkit.progress.steps`).
+    **options
+        The method's options.
     """
 
     Options: ClassVar[type[MethodOptions]] = SearchOptions
+
+    def __init__(self, progress: Callable[[int, int], Any] | None = None, **options: Any):
+        super().__init__(**options)
+        self.progress = progress if progress is not None else steps(self.name, "iterations")
+
+    def ticks(self, total: int) -> Callable[[int], None]:
+        """A ``tick(done)`` for a loop of ``total`` iterations: reports to :attr:`progress`
+        every 1% of them (and at the end, ``tick(total)``); does nothing without progress."""
+        show = self.progress
+        if show is None or total <= 0:
+            return lambda done: None
+        every = max(1, total // 100)
+
+        def tick(done: int) -> None:
+            if done % every == 0 or done >= total:
+                show(min(done, total), total)
+
+        return tick
 
     def search(self, space: PlacementSpace, timing: OrderedTiming, device_of: list[int],
                value: float, deadline: float | None) -> tuple[list[int], float]:

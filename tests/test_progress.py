@@ -4,7 +4,7 @@ import io
 import time
 
 from schedkit.cli.main import main
-from schedkit.cli.progress import Progress, Ticker, terminal
+from schedkit.progress import Progress, Ticker, terminal
 
 
 class Tty(io.StringIO):
@@ -68,15 +68,16 @@ class SlowMethod:
 
 
 def test_solve_with_progress_ticks_on_a_terminal_only(monkeypatch):
-    from schedkit.cli import progress
+    from schedkit import progress
+    from schedkit.cli import progress as cli_progress
 
     stream = Tty()
     monkeypatch.setattr(progress.sys, "stderr", stream)
-    assert progress.solve_with_progress(SlowMethod(), None, "milp") == "schedule"
+    assert cli_progress.solve_with_progress(SlowMethod(), None, "milp") == "schedule"
     assert "\rmilp [" in stream.getvalue() and "s of 2 s" in stream.getvalue()
     quiet = Tty()
     monkeypatch.setattr(progress.sys, "stderr", quiet)
-    assert progress.solve_with_progress(SlowMethod(), None, "milp", quiet=True) == "schedule"
+    assert cli_progress.solve_with_progress(SlowMethod(), None, "milp", quiet=True) == "schedule"
     assert quiet.getvalue() == ""
 
 
@@ -91,3 +92,27 @@ def test_quiet_removes_a_decomposition_bar():
 
     assert solve_with_progress(Parts(), None, "bridge_dp", quiet=True) is None
     assert solve_with_progress(Parts(), None, "bridge_dp") is not None
+
+
+def test_a_search_shows_its_iterations_and_erases_the_line():
+    from schedkit import Problem
+    from schedkit.methods import METHODS
+
+    problem = Problem.load("examples/tiny.yaml")
+    for name in ("annealing", "evolution"):
+        seen = []
+        schedule = METHODS.get(name)(iterations=400, progress=lambda d, t: seen.append((d, t))).solve(problem)
+        assert schedule.tasks
+        assert seen[-1] == (400, 400)                       # the last call closes the line
+        assert all(t == 400 for _, t in seen) and len(seen) <= 102
+        assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_no_progress_inside_a_silenced_block():
+    from schedkit.progress import silenced, steps
+
+    stream = Tty()
+    assert steps("annealing", stream=stream) is not None
+    with silenced():
+        assert steps("annealing", stream=stream) is None
+        assert terminal(stream) is False

@@ -1,185 +1,20 @@
-"""Progress on a terminal: a one-line bar on stderr, silent when piped or ``--quiet``.
-
-No dependency: the line is written with ``\\r`` and erased when the work ends, so the
-summary printed after it starts on a clean line. :class:`Progress` counts steps (the
-parts of a decomposition, benchmark cases); :class:`Ticker` shows the time spent against a
-time limit while one long call runs (a MILP solve). Both draw only when their stream is a
-terminal and they are enabled; otherwise every call does nothing.
-
-Examples
---------
->>> import io
->>> bar = Progress(3, "parts", stream=io.StringIO(), enabled=True)
->>> bar.update(1); bar.line()
-'parts [=======.............. ] 1/3'
->>> quiet = Progress(3, "parts", stream=io.StringIO())   # not a terminal: silent
->>> quiet.update(3); quiet.stream.getvalue()
-''
-"""
+"""Progress of ``schedkit solve``: the method's own steps, or a ticker against its time limit."""
 
 from __future__ import annotations
 
-import sys
-import threading
-import time
-from typing import IO, Any
+import contextlib
+from typing import Any
 
-__all__ = ["Progress", "Ticker", "terminal", "solve_with_progress"]
+from schedkit.progress import Ticker, silenced, terminal
 
-_WIDTH = 21
-
-
-def terminal(stream: IO | None = None, quiet: bool = False) -> bool:
-    """Whether progress should be drawn on ``stream`` (stderr): a terminal, and not quiet.
-
-    Examples
-    --------
-    >>> import io
-    >>> terminal(io.StringIO())
-    False
-    """
-    stream = sys.stderr if stream is None else stream
-    if quiet:
-        return False
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):  # closed or not a file
-        return False
-
-
-def _bar(fraction: float) -> str:
-    filled = int(round(max(0.0, min(1.0, fraction)) * _WIDTH))
-    return "[" + "=" * filled + "." * (_WIDTH - filled) + " ]"
-
-
-class Progress:
-    """A step counter drawn as ``label [====....] done/total note`` on one line.
-
-    Parameters
-    ----------
-    total : int
-        Number of steps (0 or less: unknown; the count is shown without a bar).
-    label : str
-        What is counted.
-    stream : file, optional
-        Where to draw (stderr).
-    enabled : bool, optional
-        Draw or not; by default only on a terminal (:func:`terminal`).
-    """
-
-    def __init__(self, total: int, label: str, stream: IO | None = None, enabled: bool | None = None):
-        self.total = total
-        self.label = label
-        self.stream = sys.stderr if stream is None else stream
-        self.enabled = terminal(self.stream) if enabled is None else enabled
-        self.done = 0
-        self.note = ""
-        self._width = 0
-
-    def line(self) -> str:
-        """The text of the progress line."""
-        count = f"{self.done}/{self.total}" if self.total > 0 else str(self.done)
-        bar = _bar(self.done / self.total) + " " if self.total > 0 else ""
-        return f"{self.label} {bar}{count}" + (f" {self.note}" if self.note else "")
-
-    def update(self, done: int | None = None, note: str = "") -> None:
-        """Set the count (one more step by default) and redraw."""
-        self.done = self.done + 1 if done is None else done
-        self.note = note
-        self._draw(self.line())
-
-    def _draw(self, text: str) -> None:
-        if not self.enabled:
-            return
-        pad = max(0, self._width - len(text))
-        self.stream.write("\r" + text + " " * pad)
-        self.stream.flush()
-        self._width = len(text)
-
-    def close(self) -> None:
-        """Erase the line (the next output starts at the left margin)."""
-        if self.enabled and self._width:
-            self.stream.write("\r" + " " * self._width + "\r")
-            self.stream.flush()
-            self._width = 0
-
-    def __enter__(self) -> Progress:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-
-class Ticker(Progress):
-    """Elapsed time of one long call, against its time limit, redrawn by a background thread.
-
-    Nothing is drawn during the first ``delay`` seconds, so quick calls leave no trace.
-
-    Parameters
-    ----------
-    label : str
-        What runs (``"milp"``).
-    limit : float, optional
-        The time limit in seconds (a bar fills up to it), or None.
-    delay, every : float
-        Seconds before the first line, and between lines.
-
-    Examples
-    --------
-    >>> import io
-    >>> ticker = Ticker("milp", limit=60, stream=io.StringIO(), enabled=True)
-    >>> ticker.elapsed_line(15.0)
-    'milp [=====................ ] 15.0 s of 60 s'
-    >>> with Ticker("heft", stream=io.StringIO()) as t:   # not a terminal: no thread at all
-    ...     t.thread is None
-    True
-    """
-
-    def __init__(self, label: str, limit: float | None = None, stream: IO | None = None,
-                 enabled: bool | None = None, delay: float = 1.0, every: float = 0.5):
-        super().__init__(0, label, stream, enabled)
-        self.limit = limit
-        self.delay, self.every = delay, every
-        self.thread: threading.Thread | None = None
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-
-    def elapsed_line(self, seconds: float) -> str:
-        """The line shown after ``seconds``."""
-        if self.limit:
-            return f"{self.label} {_bar(seconds / self.limit)} {seconds:.1f} s of {self.limit:g} s"
-        return f"{self.label} {seconds:.1f} s"
-
-    def _run(self, began: float) -> None:
-        if self._stop.wait(self.delay):
-            return
-        while True:
-            with self._lock:
-                if self._stop.is_set():
-                    return
-                self._draw(self.elapsed_line(time.perf_counter() - began))
-            if self._stop.wait(self.every):
-                return
-
-    def __enter__(self) -> Ticker:
-        if self.enabled:
-            self.thread = threading.Thread(target=self._run, args=(time.perf_counter(),), daemon=True)
-            self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        if self.thread is not None:
-            self.thread.join()
-        with self._lock:
-            self.close()
+__all__ = ["solve_with_progress"]
 
 
 def solve_with_progress(method: Any, problem: Any, label: str, quiet: bool = False) -> Any:
     """``method.solve(problem)``, with progress on a terminal unless ``quiet`` (``schedkit solve``).
 
-    A method with a ``progress`` attribute (decompositions: a bar over their parts, drawn
-    only on a terminal) keeps its own, or loses it when ``quiet``; any other method gets a
+    A method with a ``progress`` attribute (a line over a decomposition's parts or a
+    search's iterations, drawn only on a terminal) keeps its own, or loses it when ``quiet``; any other method gets a
     :class:`Ticker` of the time spent against its ``time_limit``, once it has run for a
     second. A method asked for its solver log (``verbose``) gets no ticker: the log streams
     instead.
@@ -192,11 +27,12 @@ def solve_with_progress(method: Any, problem: Any, label: str, quiet: bool = Fal
     >>> solve_with_progress(heft, Problem.load("examples/tiny.yaml"), "heft").makespan
     4.51625
     """
-    if hasattr(method, "progress"):
-        if quiet:
-            method.progress = None
-        return method.solve(problem)
-    options = method.options
-    show = terminal(quiet=quiet) and not getattr(options, "verbose", False)
-    with Ticker(label, limit=getattr(options, "time_limit", None), enabled=show):
-        return method.solve(problem)
+    if hasattr(method, "progress") and quiet:
+        method.progress = None
+    with silenced() if quiet else contextlib.nullcontext():  # and the methods it calls
+        if hasattr(method, "progress"):
+            return method.solve(problem)
+        options = method.options
+        show = terminal() and not getattr(options, "verbose", False)
+        with Ticker(label, limit=getattr(options, "time_limit", None), enabled=show):
+            return method.solve(problem)

@@ -9,9 +9,9 @@ through the method registry.
 
 from schedkit.decompose.reduction import (DECOMPOSITIONS, DEFAULT_BLOCKS, EXACTNESS, DecompositionRefused,
                                           Exactness, InverseData, NoOptions, Reduction, Split, fingerprint)
-from schedkit.decompose.parts import Part, PartError, in_part, part_options, part_result, solve_part
+from schedkit.decompose.parts import Part, PartError, part_options, part_result, solve_part
 from schedkit.decompose.executor import (EXECUTORS, executor_for, make_executor, parse_executor, run_parts,
-                                         terminal_progress, usable_cores)
+                                         usable_cores)
 from schedkit.decompose.chain import Chain, combine
 from schedkit.decompose.method import (DecomposeOptions, DecompositionMethod, decomposition_method,
                                        parse_options_text, register_decomposition,
@@ -19,7 +19,7 @@ from schedkit.decompose.method import (DecomposeOptions, DecompositionMethod, de
 
 __all__ = ["DECOMPOSITIONS", "DEFAULT_BLOCKS", "EXACTNESS", "DecompositionRefused", "Exactness",
            "InverseData", "NoOptions", "Reduction", "Split", "fingerprint", "register_decomposition",
-           "unregister_decomposition", "Part", "PartError", "in_part", "part_options", "part_result",
+           "unregister_decomposition", "Part", "PartError", "part_options", "part_result",
            "solve_part", "EXECUTORS", "executor_for", "make_executor", "parse_executor", "run_parts",
-           "terminal_progress", "usable_cores", "Chain", "combine", "DecomposeOptions",
+           "usable_cores", "Chain", "combine", "DecomposeOptions",
            "DecompositionMethod", "decomposition_method", "parse_options_text"]

@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 
-from schedkit.decompose.parts import Part, in_part, part_result, solve_part
+from schedkit.decompose.parts import Part, part_result, solve_part
 from schedkit.errors import SchedkitError
 from schedkit.schedule import Result
 
@@ -54,7 +54,7 @@ DASK_TIMEOUT = 10.0
 PRELOAD = ["schedkit.decompose.parts", "schedkit.heuristics", "schedkit.formulations",
            "schedkit.decompositions"]
 
-Progress = Callable[[int, int], object]
+OnProgress = Callable[[int, int], object]
 
 
 def usable_cores() -> int:
@@ -66,7 +66,7 @@ def usable_cores() -> int:
 
 
 def run_parts(parts: Sequence[Part], executor: Executor | None = None,
-              progress: Progress | None = None) -> list[Result]:
+              progress: OnProgress | None = None) -> list[Result]:
     """Solve every part; return their results in the order of ``parts``.
 
     Parameters
@@ -262,41 +262,3 @@ def _dask_timeout() -> float:
         return float(text) if text else DASK_TIMEOUT
     except ValueError:
         raise SchedkitError(f"SCHEDKIT_DASK_TIMEOUT={text!r} is not a number of seconds") from None
-
-
-def terminal_progress(label: str) -> Progress | None:
-    """A progress bar over parts on the terminal (tqdm, where installed), or ``None``.
-
-    ``None`` when standard error is not a terminal, or inside a part (a decomposition run
-    by another one's worker shows no bar of its own).
-
-    Examples
-    --------
-    >>> terminal_progress("bridge_dp") is None     # doctests do not run on a terminal
-    True
-    """
-    if in_part() or not getattr(sys.stderr, "isatty", lambda: False)():
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        tqdm = None
-    state: dict = {}
-
-    def show(done: int, total: int) -> None:
-        if tqdm is None:
-            print(f"\r{label}: {done}/{total} parts", end="\n" if done >= total else "",
-                  file=sys.stderr, flush=True)
-            return
-        bar = state.get("bar")
-        if bar is None:
-            if done >= total:
-                return
-            bar = state["bar"] = tqdm(total=total, initial=done, desc=label, unit="part", leave=False)
-        bar.total = total
-        bar.update(done - bar.n)
-        if done >= total:  # a round ended; a later round opens a new bar
-            bar.close()
-            del state["bar"]
-
-    return show

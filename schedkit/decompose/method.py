@@ -14,7 +14,7 @@ registered :class:`~schedkit.decompose.reduction.Reduction` or
    process. A split that comes in rounds (``kedge``) gets the next round from the results,
 4. inverts the results; :func:`~schedkit.decompose.chain.combine` decides the quality.
 
-On a terminal, a progress bar counts the parts (tqdm, where installed).
+On a terminal, a progress line counts the parts (:mod:`schedkit.progress`).
 
 :meth:`~schedkit.methods.Method.result` then validates the schedule on the *original*
 problem with the inner method's blocks: with ``inner="milp"`` and a formulation, that
@@ -49,13 +49,14 @@ import yaml
 from pydantic import field_validator
 
 from schedkit.decompose.chain import Chain
-from schedkit.decompose.executor import Progress, executor_for, parse_executor, run_parts, terminal_progress
+from schedkit.decompose.executor import OnProgress, executor_for, parse_executor, run_parts
 from schedkit.decompose.parts import Part, part_options
 from schedkit.decompose.reduction import DECOMPOSITIONS, NoOptions, Reduction, Split
 from schedkit.errors import SchedkitError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method
 from schedkit.registry import Registry
 from schedkit.problem import Problem
+from schedkit.progress import steps
 from schedkit.schedule import Result
 
 
@@ -140,7 +141,7 @@ class DecompositionMethod(Method):
     """The registered reduction or split this method runs."""
     provenance: ClassVar[str] = "decomposition"
 
-    def __init__(self, progress: Progress | None = None, **options: Any):
+    def __init__(self, progress: OnProgress | None = None, **options: Any):
         super().__init__(**options)
         o = self.options
         if o.inner == self.name:
@@ -150,7 +151,7 @@ class DecompositionMethod(Method):
         self.inner = METHODS.get(o.inner)(**part_options(o.inner, o.inner_options))
         own = {key: getattr(o, key) for key in self.decomposition.Options.model_fields}
         self.chain = Chain.of(self.decomposition(**own))
-        self.progress = progress if progress is not None else terminal_progress(self.name)
+        self.progress = progress if progress is not None else steps(self.name, "parts")
 
     def blocks(self, problem: Problem) -> list:
         """The inner method's blocks: the parts and the whole are judged by the same ones."""
@@ -173,7 +174,7 @@ class DecompositionMethod(Method):
                 subproblems, inverse = step
         return self.chain.invert(results, inverse, problem=problem, method=f"{self.name}:{o.inner}")
 
-    def _round_progress(self, before: int) -> Progress | None:
+    def _round_progress(self, before: int) -> OnProgress | None:
         """The progress of one round, counted with the parts of the rounds before it."""
         if self.progress is None:
             return None

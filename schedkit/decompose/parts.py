@@ -29,22 +29,14 @@ Examples
 
 from __future__ import annotations
 
-import contextvars
 import json
 from dataclasses import dataclass, field
 
 from schedkit.errors import SchedkitError
 from schedkit.methods import METHODS
 from schedkit.problem import Problem, ProblemSpec, parse_spec
+from schedkit.progress import silenced
 from schedkit.schedule import Result
-
-
-_IN_PART = contextvars.ContextVar("schedkit_in_part", default=False)
-
-
-def in_part() -> bool:
-    """Whether this code runs inside :func:`solve_part` (a part's method, in any worker)."""
-    return _IN_PART.get()
 
 
 class PartError(SchedkitError):
@@ -157,14 +149,12 @@ def solve_part(payload: dict) -> dict:
         raise PartError(f"{label}: method '{method}' is not registered in this process (a method "
                         f"registered at run time is known only to the process that registered it: "
                         f"use executor 'serial', or register it in an importable module)")
-    token = _IN_PART.set(True)
     try:
-        problem = Problem(parse_spec(data))
-        result = METHODS.get(method)(**payload.get("options", {})).result(problem)
+        with silenced():  # the decomposition shows its own progress
+            problem = Problem(parse_spec(data))
+            result = METHODS.get(method)(**payload.get("options", {})).result(problem)
     except SchedkitError as exc:
         raise PartError(f"{label}: {exc}") from None
-    finally:
-        _IN_PART.reset(token)
     return result.model_dump(mode="json", by_alias=True)
 
 

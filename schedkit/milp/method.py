@@ -11,6 +11,7 @@ from schedkit.errors import OptionError, ProblemError, SchedkitError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method, solve
 from schedkit.milp.race import deadline_after, default_threads
 from schedkit.problem import Problem
+from schedkit.progress import silenced
 from schedkit.schedule import Quality, Result, Termination
 
 
@@ -250,7 +251,8 @@ def _search_start(problem: Problem, deadline: float | None = None):
                 break
             options = {**options, "time_limit": START_SHARE * left}
         try:
-            found = cls(**options).solve(problem)
+            with silenced():  # the solve's own ticker is the line on the terminal
+                found = cls(**options).solve(problem)
         except ProblemError:  # no heuristic placement (memory): other starts remain
             continue
         if found.tasks and (best is None or found.makespan < best.makespan):
