@@ -11,7 +11,7 @@
     of the time; bound within 15 %.
 (c) A 1000-task layered graph (Mayer et al.): ``merge --nodes 60 --inner milp`` within 60 s
     against HEFT, on three shapes (50 x 20, 20 x 50, 10 x 100; 4 devices).
-(d) MSR's real DNN graphs (``../shared/data/msr-dnn``, read by a reader local to this
+(d) MSR's real DNN graphs (``data/msr-dnn``, read by a reader local to this
     script: one CPU and three accelerators, measured latencies, transfer costs as sizes over
     one bandwidth, colour classes as collocation groups): ``merge`` at N = 20, 40, 80 against
     HEFT and the monolithic MILP given the same time.
@@ -40,7 +40,7 @@ from schedkit import Problem, solve
 from schedkit.atomic import write_text_atomic
 from schedkit.generators import layered, rwnn
 
-MSR = Path(__file__).resolve().parents[2] / "shared" / "data" / "msr-dnn"
+MSR = Path(__file__).resolve().parents[1] / "data" / "msr-dnn"
 FIGURES: dict = {}
 
 

@@ -5,7 +5,7 @@
     < 2 s each), tasks and edges, HEFT makespan, MILP (``latency`` formulation) makespan and
     bound after ``--time-limit`` seconds (60 by default), and the speed-up of both over the
     best single device (every operator on one device: the sum of its durations there).
-(b) Every MSR graph under ``../shared/data/msr-dnn``: convert time, HEFT time and makespan,
+(b) Every MSR graph under ``data/msr-dnn``: convert time, HEFT time and makespan,
     the bound, and whether the schedule validates.
 
 Progress goes to stderr (a bar on a terminal, silent otherwise), tables to stdout; ``--json
@@ -36,7 +36,7 @@ from schedkit.importers import convert
 
 ROOT = Path(__file__).resolve().parents[1]
 PLATFORM = ROOT / "examples" / "platform_cpu_2gpu.yaml"
-MSR = ROOT.parent / "shared" / "data" / "msr-dnn"
+MSR = ROOT / "data" / "msr-dnn"
 
 
 def light_models() -> list[Path]:

@@ -195,7 +195,7 @@ def load_msr(path: str | Path, **options: Any) -> dict:
 
     Examples
     --------
-    >>> data = load_msr("../shared/data/msr-dnn/layer/bert24_inference.json")
+    >>> data = load_msr("data/msr-dnn/layer/bert24_inference.json")
     >>> data["name"], len(data["tasks"]), len(data["devices"])
     ('bert24_inference', 32, 13)
     """

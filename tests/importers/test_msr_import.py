@@ -13,7 +13,7 @@ from schedkit.cli.main import main
 from schedkit.importers import IMPORTERS, convert
 from schedkit.importers.msr import Msr, parse_msr
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "msr-dnn"
+DATA = Path(__file__).resolve().parents[2] / "data" / "msr-dnn"
 FILES = sorted(glob.glob(str(DATA / "*" / "*.json")))
 
 
