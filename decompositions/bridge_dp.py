@@ -54,7 +54,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from schedkit.decompose import DECOMPOSITIONS, Split, register_decomposition
 from schedkit.decompose.reduction import DEFAULT_BLOCKS
-from schedkit.decompose.subproblem import orders_by_start, stitch, sub_problem
+from schedkit.decompose.subproblem import edge_row, orders_by_start, stitch, sub_problem
 from schedkit.errors import ProblemError
 from schedkit.problem import Problem
 from schedkit.schedule import Quality, Result, Termination
@@ -191,7 +191,7 @@ class BridgeDP(Split):
             extra_tasks, extra_edges = [], []
             if before is not None and before.twin:
                 twin = problem.tasks[entry] + TWIN
-                extra_edges = [{"src": twin, "dst": problem.tasks[j], "size": size}
+                extra_edges = [edge_row(problem, twin, problem.tasks[j], size)
                                for j, size in problem.succs[entry]]
             pairs = []
             for u in (problem.allowed[entry] if entry is not None else (None,)):

@@ -51,7 +51,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from schedkit.decompose import Split, register_decomposition
 from schedkit.decompose.reduction import DEFAULT_BLOCKS
-from schedkit.decompose.subproblem import orders_by_start, spec_data, stitch, sub_problem, task_row
+from schedkit.decompose.subproblem import (edge_row, heavier, orders_by_start, spec_data, stitch, sub_problem,
+                                           task_row)
 from schedkit.errors import ProblemError
 from schedkit.problem import Problem
 from schedkit.schedule import Quality, Result, Termination
@@ -265,7 +266,7 @@ class Kedge(Split):
         for i, j, size in problem.edges:
             if j in inside and i not in inside:
                 key = (name_of[device_of[i]], problem.tasks[j])
-                edges[key] = max(edges.get(key, 0.0), size)
+                edges[key] = heavier(problem, edges.get(key, 0.0), size)
         pins = {}
         for group, members in problem.colocate_groups.items():
             placed = [device_of[i] for i in members if i in device_of]
@@ -277,9 +278,9 @@ class Kedge(Split):
         data = {"name": f"{problem.name}/module{t + 1}", "devices": devices,
                 "links": spec_data(problem).get("links", []),
                 "tasks": rows + stand_ins,
-                "edges": [{"src": problem.tasks[i], "dst": problem.tasks[j], "size": size}
+                "edges": [edge_row(problem, problem.tasks[i], problem.tasks[j], size)
                           for i, j, size in problem.edges if i in inside and j in inside]
-                + [{"src": a, "dst": b, "size": s} for (a, b), s in sorted(edges.items())]}
+                + [edge_row(problem, a, b, s) for (a, b), s in sorted(edges.items())]}
         try:
             return Problem.from_dict(data)
         except ProblemError as exc:

@@ -34,7 +34,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from schedkit.problem.bounds import lower_bound
-from schedkit.methods import Method, MethodOptions
+from schedkit.heuristics.formulation import FollowsFormulation, FormulationOptions
+from schedkit.methods import MethodOptions
 from schedkit.problem import Problem
 from schedkit.schedule import Result
 from schedkit.timing import DeviceRule, list_schedule, to_schedule
@@ -42,14 +43,14 @@ from schedkit.timing import DeviceRule, list_schedule, to_schedule
 __all__ = ["ListSchedulingOptions", "ListSchedulingMethod"]
 
 
-class ListSchedulingOptions(MethodOptions):
+class ListSchedulingOptions(FormulationOptions):
     """Options of the list-scheduling methods."""
 
     insertion: bool = True
     """Let a task fill an idle gap between tasks already on its device."""
 
 
-class ListSchedulingMethod(Method):
+class ListSchedulingMethod(FollowsFormulation):
     """Base class of the list schedulers (not registered itself).
 
     Subclasses implement :meth:`priority` and :meth:`rule`.
@@ -66,6 +67,8 @@ class ListSchedulingMethod(Method):
         raise NotImplementedError
 
     def run(self, problem: Problem) -> Result:
+        transfers = self.transfers(problem)
         device_of, start = list_schedule(problem, self.priority(problem), rule=self.rule(problem),
-                                         insertion=self.options.insertion)
-        return Result.heuristic(to_schedule(problem, device_of, start, self.name), bound=lower_bound(problem))
+                                         insertion=self.options.insertion, transfers=transfers)
+        return Result.heuristic(to_schedule(problem, device_of, start, self.name, transfers),
+                                bound=lower_bound(problem))

@@ -28,14 +28,14 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from schedkit.problem.bounds import lower_bound
-from schedkit.timing import simulate
-from schedkit.methods import Method, MethodOptions, register_method
+from schedkit.methods import MethodOptions, register_method
 from schedkit.problem import Problem
+from schedkit.problem.bounds import lower_bound
 from schedkit.schedule import Result
-from schedkit.timing import to_schedule
+from schedkit.timing import simulate, to_schedule
 
 from schedkit.heuristics.device_schedulers import SCHEDULERS
+from schedkit.heuristics.formulation import FollowsFormulation, FormulationOptions
 from schedkit.heuristics.partitioners import PARTITIONERS
 
 __all__ = ["PartitionSchedule", "PARTITION_SCHEDULE_METHODS"]
@@ -74,7 +74,7 @@ _LABELS = {
 }
 
 
-class PartitionSchedule(Method):
+class PartitionSchedule(FollowsFormulation):
     """Partition the tasks, then let every device run its ready tasks by a priority rule.
 
     Subclasses set ``partitioner`` and ``scheduler`` (names in
@@ -101,15 +101,17 @@ class PartitionSchedule(Method):
 
     def run(self, problem: Problem) -> Result:
         device_of = self.device_of(problem)
-        start = simulate(problem, device_of, self.priority(problem, device_of))
-        return Result.heuristic(to_schedule(problem, device_of, start, self.name), bound=lower_bound(problem))
+        transfers = self.transfers(problem)
+        start = simulate(problem, device_of, self.priority(problem, device_of), transfers=transfers)
+        return Result.heuristic(to_schedule(problem, device_of, start, self.name, transfers),
+                                bound=lower_bound(problem))
 
 
 def _register(partitioner: str, scheduler: str) -> type[PartitionSchedule]:
     name = f"{partitioner}+{scheduler}"
     bases = tuple(base for flag, base in ((partitioner in _USES_SEED, SeedOptions),
                                            (scheduler == "msr", MsrOptions)) if flag)
-    options = type(f"Options[{name}]", bases or (MethodOptions,), {"__doc__": f"Options of {name}."})
+    options = type(f"Options[{name}]", bases + (FormulationOptions,), {"__doc__": f"Options of {name}."})
     label = _LABELS[partitioner]
     doc = (f"{label[0].upper() + label[1:]} + {_LABELS[scheduler]} per device "
            f"(Mayer et al. 2017).\n\n{PartitionSchedule.__doc__}")

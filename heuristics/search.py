@@ -33,14 +33,15 @@ from pydantic import Field
 
 from schedkit.errors import ProblemError, SchedkitError
 from schedkit.heuristics.components import fastest_devices, order_priority
-from schedkit.methods import METHODS, Method, MethodOptions
+from schedkit.heuristics.formulation import FollowsFormulation, FormulationOptions
+from schedkit.methods import METHODS, MethodOptions
 from schedkit.numerics import fits
 from schedkit.problem import Problem
 from schedkit.problem.bounds import lower_bound
 from schedkit.problem.mapping import is_feasible_mapping, memory_loads
 from schedkit.progress import steps
 from schedkit.schedule import Result, Schedule
-from schedkit.timing import OrderedTiming, bfs_order, list_schedule, to_schedule
+from schedkit.timing import OrderedTiming, Transfers, bfs_order, list_schedule, to_schedule
 
 __all__ = ["PlacementSpace", "SearchOptions", "SearchMethod"]
 
@@ -156,7 +157,7 @@ class PlacementSpace:
         return new, used
 
 
-class SearchOptions(MethodOptions):
+class SearchOptions(FormulationOptions):
     """Options of the search heuristics."""
 
     seed: int = 0
@@ -174,7 +175,7 @@ class SearchOptions(MethodOptions):
     queues the tasks on every device in breadth-first order, as DiviML does."""
 
 
-class SearchMethod(Method):
+class SearchMethod(FollowsFormulation):
     """Base class of the searches over device strings (not registered itself).
 
     Subclasses implement :meth:`search`; :meth:`run` prepares the starting string,
@@ -232,7 +233,9 @@ class SearchMethod(Method):
             name = "met"
         if name == self.name:
             raise SchedkitError(f"method '{self.name}': option 'start' cannot name the method itself")
-        schedule = METHODS.get(name)().solve(problem)
+        start = METHODS.get(name)
+        follows = {"formulation": self.options.formulation} if "formulation" in start.Options.model_fields else {}
+        schedule = start(**follows).solve(problem)
         if not schedule.tasks:
             raise SchedkitError(f"method '{self.name}': start method '{name}' found no schedule "
                                 f"(status {schedule.status})")
@@ -244,7 +247,8 @@ class SearchMethod(Method):
         limit = self.options.time_limit
         space = PlacementSpace(problem)
         order = bfs_order(problem)
-        timing = OrderedTiming(problem, order, insertion=self.options.insertion)
+        transfers = self.transfers(problem)
+        timing = OrderedTiming(problem, order, insertion=self.options.insertion, resource=transfers.resource)
         device_of, start_schedule = self.starting_point(problem, space)
         deadline = None if limit is None else began + limit
         value = timing(device_of)
@@ -254,12 +258,15 @@ class SearchMethod(Method):
         if start_schedule is not None and start_schedule.makespan <= value:
             # The search found nothing better than the start method's own schedule.
             where = {r.task: r for r in start_schedule.tasks}
+            index = problem.task_index
+            kept = Transfers(problem, None)  # the start method's transfer times, as they were
+            kept.booked.update({(index[t.src], index[t.dst]): (t.start, t.end) for t in start_schedule.transfers})
             return Result.heuristic(to_schedule(problem, placement_indices(problem, start_schedule),
-                                                [where[t].start for t in problem.tasks], self.name),
+                                                [where[t].start for t in problem.tasks], self.name, kept),
                                     bound=bound)
         device_of, start = list_schedule(problem, order_priority(order), device_of=best,
-                                         insertion=self.options.insertion)
-        return Result.heuristic(to_schedule(problem, device_of, start, self.name), bound=bound)
+                                         insertion=self.options.insertion, transfers=transfers)
+        return Result.heuristic(to_schedule(problem, device_of, start, self.name, transfers), bound=bound)
 
 
 def placement_indices(problem: Problem, schedule: Schedule) -> list[int]:

@@ -184,3 +184,61 @@ def test_fixed_memory_within_capacity_is_accepted():
                   {"name": "b", "durations": {"gpu": 1}, "memory": 6}],
     })
     assert p.allowed == [(0,), (0,)]
+
+
+def two_gpus(links, edge=None):
+    return Problem.from_dict({
+        "devices": [{"name": "g0"}, {"name": "g1"}, {"name": "cpu"}],
+        "links": links,
+        "tasks": [{"name": "a", "work": 1}, {"name": "b", "work": 1}],
+        "edges": [edge or {"src": "a", "dst": "b", "size": 6}]})
+
+
+def test_route_of_a_direct_link_widest_then_least_latency_then_first():
+    p = two_gpus([{"src": "g0", "dst": "g1", "bandwidth": 2, "channel": "slow"},
+                  {"src": "g0", "dst": "g1", "bandwidth": 3, "latency": 1, "channel": "nvlink"},
+                  {"src": "g0", "dst": "g1", "bandwidth": 3, "latency": 0.5, "channel": "pcie"},
+                  {"src": "g0", "dst": "g1", "bandwidth": 3, "latency": 0.5, "channel": "later"}])
+    assert p.route[0][1] == ("pcie",) and p.route[1][0] == ("pcie",)  # both directions share it
+    assert p.comm_time(6.0, 0, 1) == 6 / 3 + 0.5
+    assert p.route[0][2] == () and p.route[0][0] == ()                 # no path; one device
+
+
+def test_route_without_a_direct_link_is_the_widest_path_with_its_channels():
+    p = two_gpus([{"src": "g0", "dst": "cpu", "bandwidth": 4, "latency": 1},
+                  {"src": "cpu", "dst": "g1", "bandwidth": 8, "latency": 2, "bidirectional": False}])
+    assert p.route[0][1] == ("g0->cpu", "cpu->g1")
+    assert p.comm_time(6.0, 0, 1) == 6 / 4 + 3
+    assert p.channels == ["g0->cpu", "cpu->g0", "cpu->g1"]
+    assert not p.linked[1][0] and p.route[1][0] == ()
+
+
+def test_named_channels_are_shared_between_links():
+    p = two_gpus([{"src": "g0", "dst": "cpu", "bandwidth": 4, "channel": "pcie"},
+                  {"src": "g1", "dst": "cpu", "bandwidth": 4, "channel": "pcie"}])
+    assert p.channels == ["pcie"]
+    assert p.route[0][2] == p.route[2][1] == ("pcie",)
+    assert p.occupies(0, 2, "channel") == ("pcie",)
+    assert p.occupies(0, 2, "port") == ("g0:send", "cpu:receive")
+    assert p.route[0][1] == ("pcie", "pcie")                                # g0 -> cpu -> g1
+    assert p.occupies(0, 1, "both") == ("pcie", "g0:send", "g1:receive")    # held once
+
+
+def test_transfer_times_win_for_the_pairs_they_list():
+    p = two_gpus([{"src": "g0", "dst": "g1", "bandwidth": 2}, {"src": "g1", "dst": "cpu", "bandwidth": 3}],
+                 {"src": "a", "dst": "b", "size": 6, "transfer_times": {"g0->g1": 0.25, "g1->g0": 0}})
+    size = p.edges[0][2]
+    assert size == 6.0 and p.preds[1][0][1] is size
+    assert p.comm_time(size, 0, 1) == 0.25                 # listed
+    assert p.comm_time(size, 1, 2) == 6 / 3                # not listed: size / bandwidth
+    assert p.moves(size, 0, 1) and not p.moves(size, 1, 0)  # a zero time is no transfer
+    assert not p.moves(size, 0, 0)
+
+
+def test_a_payload_pickles_with_its_times():
+    import pickle
+
+    p = two_gpus([{"src": "g0", "dst": "g1", "bandwidth": 2}],
+                 {"src": "a", "dst": "b", "size": 6, "transfer_times": {"g0->g1": 0.25}})
+    again = pickle.loads(pickle.dumps(p))
+    assert again.comm_time(again.edges[0][2], 0, 1) == 0.25

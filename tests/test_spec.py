@@ -96,7 +96,8 @@ def _check_one_line(message, words):
         assert word in message, f"{word!r} not in {message!r}"
 
 
-SPEC_CASES = [c for c in CASES if c[0] != "fixed_tasks_overflow_memory"]
+# Cases only the indexed Problem can tell (they need the network or the memory sums).
+SPEC_CASES = [c for c in CASES if c[0] not in ("fixed_tasks_overflow_memory", "transfer_time_without_link")]
 
 
 @pytest.mark.parametrize("case", SPEC_CASES, ids=[c[0] for c in SPEC_CASES])

@@ -12,8 +12,8 @@ Examples
 >>> flags = {f.name: f for f in solve_flags()}
 >>> flags["time_limit"].option_strings
 ('--time-limit',)
->>> flags["formulation"].option_strings, flags["formulation"].methods
-(('--formulation', '-f'), ('milp',))
+>>> flags["formulation"].option_strings, flags["formulation"].methods[:3]
+(('--formulation', '-f'), ('milp', 'annealing', 'batch_split+fifo'))
 """
 
 from __future__ import annotations

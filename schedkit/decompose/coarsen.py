@@ -32,7 +32,7 @@ from typing import Sequence
 from schedkit.errors import SchedkitError
 from schedkit.problem import Problem
 from schedkit.schedule import Schedule
-from schedkit.decompose.subproblem import spec_data, stitch
+from schedkit.decompose.subproblem import edge_row, heavier, spec_data, stitch
 
 __all__ = ["group_names", "coarse_problem", "expand"]
 
@@ -105,11 +105,11 @@ def coarse_problem(problem: Problem, groups: Sequence[Sequence[int]], name: str,
     for i, j, size in problem.edges:
         a, b = group_of[i], group_of[j]
         if a != b:
-            sizes[a, b] = max(sizes.get((a, b), 0.0), size)
+            sizes[a, b] = heavier(problem, sizes.get((a, b), 0.0), size)
     data = spec_data(problem)
     return Problem.from_dict({"name": name, "devices": data["devices"], "links": data.get("links", []),
                               "tasks": rows,
-                              "edges": [{"src": labels[a], "dst": labels[b], "size": s}
+                              "edges": [edge_row(problem, labels[a], labels[b], s)
                                         for (a, b), s in sorted(sizes.items())]})
 
 

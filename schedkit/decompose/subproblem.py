@@ -29,10 +29,11 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from schedkit.problem import Problem
+from schedkit.problem.network import Payload
 from schedkit.schedule import Schedule
 from schedkit.timing import fixed_order_times, to_schedule
 
-__all__ = ["spec_data", "task_row", "sub_problem", "stitch", "orders_by_start"]
+__all__ = ["spec_data", "task_row", "edge_row", "heavier", "sub_problem", "stitch", "orders_by_start"]
 
 #: Task fields a sub-problem keeps (durations are rewritten explicitly).
 KEPT = ("memory", "colocate", "op", "weight_memory", "activation_memory")
@@ -54,6 +55,47 @@ def task_row(problem: Problem, i: int, devices: Iterable[int] | None = None, nam
         if value is not None and value != 0.0:
             row[key] = value
     return row
+
+
+def edge_row(problem: Problem, src: str, dst: str, size: float) -> dict:
+    """An edge as spec data: its size and, where it gives them, its own transfer times.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> edge_row(p, "a", "b", Payload(2.0, {(0, 1): 5.0}))
+    {'src': 'a', 'dst': 'b', 'size': 2.0, 'transfer_times': {'gpu0->cpu': 5.0}}
+    """
+    row = {"src": src, "dst": dst, "size": float(size)}
+    times = getattr(size, "times", None)
+    if times:
+        row["transfer_times"] = {f"{problem.devices[u]}->{problem.devices[v]}": t for (u, v), t in times.items()}
+    return row
+
+
+def heavier(problem: Problem, first: float, second: float) -> float:
+    """The data of one edge that stands for two: per device pair, the longer transfer time.
+
+    Plain sizes give the larger size; where either edge gives its own transfer times, the
+    result lists the larger of the two edges' times for every linked pair of devices.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> heavier(p, 3.0, 5.0)
+    5.0
+    >>> merged = heavier(p, Payload(1.0, {(0, 1): 9.0}), 4e6)
+    >>> p.comm_time(merged, 0, 1), p.comm_time(merged, 1, 0) == p.comm_time(4e6, 1, 0)
+    (9.0, True)
+    """
+    if first.__class__ is not Payload and second.__class__ is not Payload:
+        return max(first, second)
+    m = len(problem.devices)
+    times = {(u, v): max(problem.comm_time(first, u, v), problem.comm_time(second, u, v))
+             for u in range(m) for v in range(m) if u != v and problem.linked[u][v]}
+    return Payload(max(first, second), times)
 
 
 def sub_problem(problem: Problem, tasks: Iterable[int], name: str, *,
@@ -79,7 +121,7 @@ def sub_problem(problem: Problem, tasks: Iterable[int], name: str, *,
     pins = pins or {}
     data = spec_data(problem)
     rows = [task_row(problem, i, pins.get(i)) for i in keep]
-    edges = [{"src": problem.tasks[i], "dst": problem.tasks[j], "size": size}
+    edges = [edge_row(problem, problem.tasks[i], problem.tasks[j], size)
              for i, j, size in problem.edges if i in inside and j in inside]
     devices = list(data["devices"]) + list(extra_devices)
     return Problem.from_dict({"format": data["format"], "name": name, "devices": devices,

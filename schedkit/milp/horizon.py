@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from schedkit.errors import ProblemError
 from schedkit.problem import Problem
-from schedkit.timing import list_schedule, to_schedule
+from schedkit.timing import Transfers, congestion_resource, list_schedule, to_schedule
 from schedkit.problem.graph import upward_rank
 from schedkit.validate import violations
 
@@ -36,16 +36,19 @@ def choose_horizon(problem: Problem, blocks, warm=None):
     """``(horizon, schedule)``: the shortest candidate schedule that every block accepts.
 
     Candidates are ``warm`` (when given) and list schedules by upward rank with
-    earliest-finish device choice. Without a valid candidate, the serial horizon
+    earliest-finish device choice (transfers on channel and port timelines when the blocks
+    include ``congestion``). Without a valid candidate, the serial horizon
     is returned with ``None``.
     """
     candidates = [warm] if warm is not None else []
+    resource = congestion_resource(blocks)
     for rank in (upward_rank(problem, "mean"), upward_rank(problem, "min")):
+        transfers = Transfers(problem, resource)
         try:
-            device_of, start = list_schedule(problem, rank)
+            device_of, start = list_schedule(problem, rank, transfers=transfers)
         except ProblemError:
             continue
-        candidates.append(to_schedule(problem, device_of, start, "horizon"))
+        candidates.append(to_schedule(problem, device_of, start, "horizon", transfers))
     valid = [s for s in candidates if not violations(problem, s, blocks)]
     if not valid:
         return serial_horizon(problem), None

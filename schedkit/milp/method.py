@@ -7,12 +7,13 @@ from pathlib import Path
 
 from pydantic import Field, field_validator
 
-from schedkit.errors import OptionError, ProblemError, SchedkitError
+from schedkit.errors import FormulationError, OptionError, ProblemError, SchedkitError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method, solve
 from schedkit.milp.race import deadline_after, default_threads
 from schedkit.problem import Problem
 from schedkit.progress import silenced
 from schedkit.schedule import Quality, Result, Termination
+from schedkit.timing import congestion_resource
 
 
 class MilpOptions(MethodOptions):
@@ -113,6 +114,7 @@ class Milp(Method):
         began = time.perf_counter()
         o = self.options
         deadline = None if o.time_limit is None else began + o.time_limit
+        resource = congestion_resource(self.formulation.blocks)
         horizon, best = choose_horizon(problem, self.formulation.blocks, self._start(problem, deadline))
         why = too_large(model_size(self.formulation, problem), _left(deadline))
         if why is not None:
@@ -121,7 +123,7 @@ class Milp(Method):
         factor = choose_scale(horizon)
         model_problem = scaled_problem(problem, factor)
         if best is not None and factor != 1.0:
-            best = in_units(model_problem, best)
+            best = in_units(model_problem, best, resource=resource)
         built = self.formulation.build(model_problem, horizon=best.makespan if best else None, warm=best)
         built = self._improve(model_problem, built, deadline)
         result = self._solve(built, _left(deadline))
@@ -131,20 +133,20 @@ class Milp(Method):
                                                "message": "the solver stopped before it found a schedule: "
                                                           "the start schedule is returned"})
             result = Result.model_validate(result.model_dump())
-        result = result_in_units(problem, result, factor)
+        result = result_in_units(problem, result, factor, resource)
         return result.with_seconds(time.perf_counter() - began)
 
     def _start(self, problem: Problem, deadline: float | None):
         """The schedule that starts the solver (``None``: none asked for or none found)."""
         o = self.options
         if o.warm_start == "auto":
-            return _search_start(problem, deadline)
+            return _search_start(problem, deadline, o.formulation)
         if o.warm_start == "none":
             return None
         if o.warm_start == self.name:
             raise OptionError("warm_start", "the warm start cannot be 'milp' itself")
         try:
-            return solve(problem, o.warm_start)
+            return solve(problem, o.warm_start, **_following(METHODS.get(o.warm_start), o.formulation))
         except SchedkitError as exc:
             if "unknown method" not in str(exc):
                 raise
@@ -231,7 +233,13 @@ def _left(deadline: float | None) -> float | None:
     return None if deadline is None else max(0.0, deadline - time.perf_counter())
 
 
-def _search_start(problem: Problem, deadline: float | None = None):
+def _following(cls, formulation: str) -> dict:
+    """The option that makes a start method follow the formulation, where it has one
+    (a heuristic's schedule then satisfies every block the solver is given)."""
+    return {"formulation": formulation} if "formulation" in cls.Options.model_fields else {}
+
+
+def _search_start(problem: Problem, deadline: float | None = None, formulation: str = "latency"):
     """The best schedule of the registered methods that offer to start an exact solve.
 
     A method offers through :meth:`~schedkit.methods.Method.auto_start` (the heuristics
@@ -245,6 +253,7 @@ def _search_start(problem: Problem, deadline: float | None = None):
         options = cls.auto_start(problem)
         if options is None or name == "milp":
             continue
+        options = {**options, **_following(cls, formulation)}
         left = _left(deadline)
         if left is not None and "time_limit" in cls.Options.model_fields:
             if left <= 0:
@@ -253,8 +262,8 @@ def _search_start(problem: Problem, deadline: float | None = None):
         try:
             with silenced():  # the solve's own ticker is the line on the terminal
                 found = cls(**options).solve(problem)
-        except ProblemError:  # no heuristic placement (memory): other starts remain
-            continue
+        except (ProblemError, FormulationError):  # no heuristic placement (memory), or a block
+            continue                                 # it cannot honour: other starts remain
         if found.tasks and (best is None or found.makespan < best.makespan):
             best = found
     return best

@@ -1,10 +1,11 @@
 """From column values to a schedule, and from a schedule to column values.
 
 A solver's values are never taken as they are. Every variable family reads what it
-knows (the device of each task, the start times) into a
-:class:`~schedkit.milp.families.Draft`; the order of the tasks on each device is
-taken from the draft and the times recomputed exactly, left-shifted
-(:func:`~schedkit.timing.fixed_order_times`). :func:`exact_result` then decides
+knows (the device of each task, the start times; the ``transfer`` family: each
+transfer's start, in ``extras["transfer_starts"]``) into a
+:class:`~schedkit.milp.families.Draft`; the order of the tasks on each device (and of the
+transfers on each channel or port, under congestion) is taken from the draft and the
+times recomputed exactly, left-shifted (:func:`~schedkit.timing.fixed_order_times`). :func:`exact_result` then decides
 how good the schedule is proven to be.
 
 Examples
@@ -25,7 +26,7 @@ from schedkit.milp.families import Draft
 from schedkit.milp.solvers.base import RawSolution
 from schedkit.numerics import SOLVER_TOL, closed, finite_or_none
 from schedkit.schedule import Quality, Result, Schedule
-from schedkit.timing import device_orders, fixed_order_times, to_schedule
+from schedkit.timing import Transfers, congestion_resource, device_orders, fixed_order_times, to_schedule
 
 
 def warm_values(built, schedule: Schedule) -> list:
@@ -44,8 +45,11 @@ def read_schedule(built, values: Sequence[float], method: str) -> Schedule:
         family.read(values, draft)
     device_of = [d if d is not None else p.allowed[i][0] for i, d in enumerate(draft.device_of)]
     starts = [s if s is not None else 0.0 for s in draft.starts]
-    exact = fixed_order_times(p, device_of, device_orders(p, device_of, starts))
-    return to_schedule(p, device_of, exact, method)
+    # With congestion, the transfers keep the solver's order on every channel and port.
+    transfers = Transfers(p, congestion_resource(built.blocks))
+    exact = fixed_order_times(p, device_of, device_orders(p, device_of, starts), transfers,
+                              draft.extras.get("transfer_starts"))
+    return to_schedule(p, device_of, exact, method, transfers)
 
 
 def exact_result(built, raw: RawSolution, method: str, seconds: float | None = None) -> Result:

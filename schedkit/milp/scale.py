@@ -26,7 +26,7 @@ import math
 
 from schedkit.problem import Problem
 from schedkit.schedule import Result, Schedule
-from schedkit.timing import device_orders, fixed_order_times, to_schedule
+from schedkit.timing import retime
 
 #: Horizons the solver handles as they are (times from 1 to 100 000 units).
 SAFE = (1.0, 1e5)
@@ -58,6 +58,9 @@ def scaled_problem(problem: Problem, factor: float) -> Problem:
     for link in data.get("links", []):
         link["bandwidth"] /= factor
         link["latency"] = link.get("latency", 0.0) * factor
+    for edge in data.get("edges", []):
+        if "transfer_times" in edge:
+            edge["transfer_times"] = {pair: t * factor for pair, t in edge["transfer_times"].items()}
     return Problem.from_dict(data)
 
 
@@ -67,28 +70,25 @@ def _times(value, factor: float):
     return value * factor
 
 
-def in_units(problem: Problem, schedule: Schedule, method: str | None = None) -> Schedule:
-    """``schedule`` (of a rescaled copy) re-timed on ``problem``: same devices, same device orders.
+def in_units(problem: Problem, schedule: Schedule, method: str | None = None,
+             resource: str | None = None) -> Schedule:
+    """``schedule`` (of a rescaled copy) re-timed on ``problem``: same devices, same device
+    orders (and, with a ``congestion`` ``resource``, same transfer orders).
 
-    The times are recomputed exactly and left-shifted by
-    :func:`~schedkit.timing.fixed_order_times`, so that no rounding of the scaling reaches
-    the user.
+    The times are recomputed exactly and left-shifted by :func:`~schedkit.timing.retime`,
+    so that no rounding of the scaling reaches the user.
     """
-    rows = {r.task: r for r in schedule.tasks}
-    device_of = [problem.device_index[rows[t].device] for t in problem.tasks]
-    starts = [rows[t].start for t in problem.tasks]
-    exact = fixed_order_times(problem, device_of, device_orders(problem, device_of, starts))
-    return to_schedule(problem, device_of, exact, method or schedule.method)
+    return retime(problem, schedule, method or schedule.method, resource)
 
 
-def result_in_units(problem: Problem, result: Result, factor: float) -> Result:
+def result_in_units(problem: Problem, result: Result, factor: float, resource: str | None = None) -> Result:
     """A result of the rescaled copy as a result of ``problem``: schedule re-timed, bound divided."""
     if factor == 1.0:
         return result
     update = {"bound": None if result.bound is None else result.bound / factor,
               "objective": None}
     if result.schedule is not None:
-        update["schedule"] = in_units(problem, result.schedule)
+        update["schedule"] = in_units(problem, result.schedule, resource=resource)
     copy = result.model_copy(update=update)
     # The objective follows the re-timed schedule (the validator of Result fills it in).
     return Result.model_validate(copy.model_dump())

@@ -1,8 +1,12 @@
-"""The device network: links, the route of every ordered device pair, transfer costs.
+"""The device network: links, channels, the route of every ordered device pair, transfer costs.
 
-Parallel links between one pair keep the widest. A pair without a direct link uses
-the widest path (largest bottleneck bandwidth), and among the widest paths the one
-of least total latency; a pair with no path is not linked.
+The route of an ordered device pair is fixed: the direct link when there is one (of
+several direct links: the widest, then the least latency, then the first in the file),
+else the widest path (largest bottleneck bandwidth; among the widest, the least total
+latency); its bandwidth is the bottleneck, its latency the sum. A pair with no path is
+not linked. Each direction of a link is its own *channel*, named ``SRC->DST``, unless
+the link gives ``channel: NAME``: links (and both directions of a bidirectional link)
+that give one name share one channel. A transfer occupies every channel of its route.
 
 Examples
 --------
@@ -14,6 +18,8 @@ Examples
 >>> net = Network(spec)
 >>> net.linked[0][2], 1 / net.inv_bandwidth[0][2], net.latency[0][2]   # a -> b -> c
 (True, 2.0, 1.5)
+>>> net.route[0][2], net.route[2][1]
+(('a->b', 'b->c'), ('c->b',))
 """
 
 from __future__ import annotations
@@ -38,6 +44,11 @@ class Network:
         ``latency[u][v]``: its latency (0 on the diagonal and for unlinked pairs).
     linked : list of list of bool
         Whether data can move from ``u`` to ``v`` (always on the diagonal).
+    route : list of list of tuple of str
+        ``route[u][v]``: the channels a transfer from ``u`` to ``v`` occupies, in order
+        (empty on the diagonal and for unlinked pairs).
+    channels : list of str
+        Every channel, in the order links name them.
     """
 
     def __init__(self, spec: ProblemSpec):
@@ -45,14 +56,21 @@ class Network:
         m = len(spec.devices)
         net = nx.DiGraph()
         net.add_nodes_from(range(m))
+        names = [d.name for d in spec.devices]
+        channels: dict[str, None] = {}
         for link in spec.links:
             u, v = index[link.src], index[link.dst]
             pairs = [(u, v), (v, u)] if link.bidirectional else [(u, v)]
             for a, b in pairs:
-                # Parallel links between one pair: keep the widest.
-                if not net.has_edge(a, b) or net[a][b]["bandwidth"] < link.bandwidth:
-                    net.add_edge(a, b, bandwidth=link.bandwidth, latency=link.latency)
+                channel = link.channel or f"{names[a]}->{names[b]}"
+                channels.setdefault(channel)
+                # Parallel links between one pair: the widest, then the least latency, then the first.
+                if not net.has_edge(a, b) or (link.bandwidth, -link.latency) > \
+                        (net[a][b]["bandwidth"], -net[a][b]["latency"]):
+                    net.add_edge(a, b, bandwidth=link.bandwidth, latency=link.latency, channel=channel)
         self.graph = net
+        self.channels = list(channels)
+        route = [[() for _ in range(m)] for _ in range(m)]
         inv_bw = [[0.0] * m for _ in range(m)]
         lat = [[0.0] * m for _ in range(m)]
         linked = [[u == v for v in range(m)] for u in range(m)]
@@ -65,14 +83,18 @@ class Network:
                 if net.has_edge(u, v):
                     inv_bw[u][v] = 1.0 / net[u][v]["bandwidth"]
                     lat[u][v] = net[u][v]["latency"]
+                    route[u][v] = (net[u][v]["channel"],)
                     continue
                 # No direct link: the widest path, and among the widest the least latency.
                 wide = nx.subgraph_view(net, filter_edge=lambda a, b, w=width: net[a][b]["bandwidth"] >= w)
                 inv_bw[u][v] = 1.0 / width
-                lat[u][v] = nx.dijkstra_path_length(wide, u, v, weight="latency")
+                path = nx.dijkstra_path(wide, u, v, weight="latency")
+                lat[u][v] = sum(net[a][b]["latency"] for a, b in zip(path, path[1:]))
+                route[u][v] = tuple(net[a][b]["channel"] for a, b in zip(path, path[1:]))
         self.inv_bandwidth = inv_bw
         self.latency = lat
         self.linked = linked
+        self.route = route
 
 
 def widest_from(net: nx.DiGraph, source: int) -> dict[int, float]:
@@ -91,3 +113,37 @@ def widest_from(net: nx.DiGraph, source: int) -> dict[int, float]:
                 best[v] = width
                 heapq.heappush(heap, (-width, v))
     return best
+
+
+class Payload(float):
+    """The data an edge carries: its size (the float value) and its own transfer times.
+
+    An edge that gives ``transfer_times`` gets a payload in place of a plain size in
+    :attr:`Problem.edges <schedkit.problem.Problem.edges>`, ``preds`` and ``succs``, so
+    that the one transfer rule, :meth:`Problem.comm_time
+    <schedkit.problem.Problem.comm_time>`, finds the edge's time for a device pair
+    wherever a size is passed; arithmetic and comparisons see the size.
+
+    Parameters
+    ----------
+    size : float
+        The edge's size (positive: an edge that moves no data has no transfer times).
+    times : dict
+        ``{(u, v): time}`` by device index.
+
+    Examples
+    --------
+    >>> data = Payload(4.0, {(0, 1): 7.5})
+    >>> data.times[0, 1], data * 2, data == 4.0
+    (7.5, 8.0, True)
+    """
+
+    __slots__ = ("times",)
+
+    def __new__(cls, size: float, times: dict[tuple[int, int], float]):
+        payload = float.__new__(cls, size)
+        payload.times = times
+        return payload
+
+    def __reduce__(self):
+        return Payload, (float(self), self.times)

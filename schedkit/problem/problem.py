@@ -34,7 +34,7 @@ import networkx as nx
 from schedkit.errors import ProblemError
 from schedkit.numerics import fits
 from schedkit.problem import graph
-from schedkit.problem.network import Network
+from schedkit.problem.network import Network, Payload
 from schedkit.problem.spec import ProblemSpec, load_spec, parse_spec
 
 
@@ -57,7 +57,13 @@ class Problem:
     preds, succs : list of list of (int, float)
         Neighbours of each task with the size of the data on the edge.
     edges : list of (int, int, float)
-        ``(src, dst, size)`` for every edge.
+        ``(src, dst, size)`` for every edge; the size is a
+        :class:`~schedkit.problem.network.Payload` where the edge gives ``transfer_times``.
+    route : list of list of tuple of str
+        ``route[u][v]``: the channels a transfer from ``u`` to ``v`` occupies
+        (:class:`~schedkit.problem.network.Network`).
+    channels : list of str
+        Every channel of the network.
     """
 
     def __init__(self, spec: ProblemSpec):
@@ -87,7 +93,7 @@ class Problem:
                 table = {k: duration for k, duration in table.items() if duration is not None}
             self.durations.append(table)
         self.allowed = [tuple(table) for table in self.durations]
-        self.edges = [(self.task_index[e.src], self.task_index[e.dst], spec.edge_size(e))
+        self.edges = [(self.task_index[e.src], self.task_index[e.dst], self._payload(e))
                       for e in spec.edges]
         self.preds: list[list[tuple[int, float]]] = [[] for _ in self.tasks]
         self.succs: list[list[tuple[int, float]]] = [[] for _ in self.tasks]
@@ -128,23 +134,79 @@ class Problem:
                 f"{len(self.devices)} devices)")
 
     # ------------------------------------------------------------------ network
+    def _payload(self, edge) -> float:
+        """An edge's size, or its :class:`~schedkit.problem.network.Payload` when it gives
+        its own transfer times."""
+        size = self.spec.edge_size(edge)
+        if not edge.transfer_times:
+            return size
+        index = self.device_index
+        return Payload(size, {(index[a], index[b]): t for (a, b), t in edge.pairs().items()})
+
     def _build_network(self) -> None:
         network = Network(self.spec)
         self.network = network.graph
         self.inv_bandwidth = network.inv_bandwidth
         self.latency = network.latency
         self.linked = network.linked
+        self.route = network.route
+        self.channels = network.channels
+        for i, j, size in self.edges:
+            for u, v in getattr(size, "times", ()):
+                if not self.linked[u][v]:
+                    raise ProblemError(f"edge {self.tasks[i]}->{self.tasks[j]}: transfer time "
+                                       f"'{self.devices[u]}->{self.devices[v]}': no link path "
+                                       f"from {self.devices[u]} to {self.devices[v]}")
 
     def comm_time(self, size: float, u: int, v: int) -> float:
-        """Time to move ``size`` data from device ``u`` to device ``v`` (0 on one device).
+        """Time to move an edge's data, ``size``, from device ``u`` to device ``v`` (0 on one device).
 
-        Raises :class:`ProblemError` when ``u`` cannot reach ``v``.
+        ``size`` is the edge's entry of :attr:`edges` (a
+        :class:`~schedkit.problem.network.Payload` where the edge gives its own transfer
+        times, which win for the pairs they list); else ``size / bandwidth + latency`` of
+        the route. Raises :class:`ProblemError` when ``u`` cannot reach ``v``.
         """
         if u == v or size == 0:
             return 0.0
         if not self.linked[u][v]:
             raise ProblemError(f"no link path from {self.devices[u]} to {self.devices[v]}")
+        if size.__class__ is Payload:
+            own = size.times.get((u, v))
+            if own is not None:
+                return own
         return size * self.inv_bandwidth[u][v] + self.latency[u][v]
+
+    def moves(self, size: float, u: int, v: int) -> bool:
+        """Whether an edge's data, ``size``, makes a transfer from ``u`` to ``v``: the
+        devices differ and the transfer takes time (a zero-time edge never congests).
+
+        Examples
+        --------
+        >>> p = Problem.load("examples/tiny.yaml")
+        >>> p.moves(4e6, 0, 1), p.moves(4e6, 1, 1), p.moves(0.0, 0, 1)
+        (True, False, False)
+        """
+        return u != v and size != 0 and self.linked[u][v] and self.comm_time(size, u, v) > 0
+
+    def occupies(self, u: int, v: int, resource: str) -> tuple[str, ...]:
+        """The resources a transfer from device ``u`` to ``v`` holds for its whole duration.
+
+        ``resource`` is a ``congestion`` block's: ``channel`` (every channel of the route,
+        by name, once), ``port`` (the send port of ``u`` and the receive port of ``v``, named
+        ``U:send`` and ``V:receive``: ports are at a transfer's two ends only) or ``both``.
+
+        Examples
+        --------
+        >>> p = Problem.load("examples/tiny.yaml")
+        >>> p.occupies(0, 1, "both")
+        ('gpu0->cpu', 'gpu0:send', 'cpu:receive')
+        """
+        held: tuple[str, ...] = ()
+        if resource in ("channel", "both"):
+            held += tuple(dict.fromkeys(self.route[u][v]))  # a route may cross a shared channel twice
+        if resource in ("port", "both"):
+            held += (f"{self.devices[u]}:send", f"{self.devices[v]}:receive")
+        return held
 
     def pair_allowed(self, size: float, u: int, v: int) -> bool:
         """Whether an edge's ends may sit on ``u`` and ``v`` (a path exists, or nothing moves)."""

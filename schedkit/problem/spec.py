@@ -149,7 +149,8 @@ class EdgeSpec(_Frozen):
     """Data size; defaults to ``src``'s ``output_size``."""
     transfer_times: dict[str, NonNegative] | None = None
     """Transfer time of this edge's data from device ``U`` to device ``V``, keyed ``"U->V"``
-    (MOIRAI's per-flow channel table); pairs not listed use size, bandwidth and latency."""
+    (MOIRAI's per-flow channel table), still over the route's channels; pairs not listed use
+    size, bandwidth and latency. The edge's size must be positive; a time of 0 makes no transfer."""
 
     def pairs(self) -> dict[tuple[str, str], float]:
         """``transfer_times`` keyed by ``(U, V)`` device names."""
@@ -223,6 +224,9 @@ class ProblemSpec(_Frozen):
                         raise ValueError(f"{label}: transfer time '{key}': unknown device '{end}'")
                 if ends[0] == ends[1]:
                     raise ValueError(f"{label}: transfer time '{key}': data on one device does not move")
+            if edge.transfer_times and self.edge_size(edge) == 0:
+                raise ValueError(f"{label}: 'transfer_times' needs a positive size (an edge of size 0 "
+                                 f"moves no data)")
         # Kahn's count is cheap; networkx finds the cycle to name only when there is one.
         cycle = None if _acyclic(seen) else nx.find_cycle(nx.DiGraph(list(seen)))
         if cycle:

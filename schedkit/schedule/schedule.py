@@ -50,6 +50,9 @@ class Transfer(BaseModel):
     to: str
     start: float
     end: float
+    route: list[str] | None = None
+    """The channels the transfer occupies, in order (see :attr:`Problem.route
+    <schedkit.problem.Problem.route>`); the validator recomputes it."""
 
 
 class Schedule(BaseModel):

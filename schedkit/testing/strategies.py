@@ -36,7 +36,8 @@ SIZES = (0.0, 1.0, 3.0)
 @st.composite
 def problems(draw, *, max_tasks: int = 9, min_devices: int = 1, max_devices: int = 4,
              sparse_links: bool = True, colocate: bool = True, pins: bool = True,
-             memory: bool = True, work: bool = True) -> dict:
+             memory: bool = True, work: bool = True, channels: bool = False,
+             transfer_times: bool = False) -> dict:
     """``schedkit/v1`` data of a small random problem; building a Problem from it may raise.
 
     Parameters
@@ -48,6 +49,9 @@ def problems(draw, *, max_tasks: int = 9, min_devices: int = 1, max_devices: int
     colocate, pins, memory, work : bool
         Draw collocation groups, pins, memory capacities and task memory, and tasks given
         as ``work`` (run everywhere at ``work / speed``) beside per-device durations.
+    channels, transfer_times : bool
+        Let some links share one named channel (``bus``), and some edges of positive size
+        give their own transfer times for directly linked pairs (zeros included).
     """
     n = draw(st.integers(1, max_tasks))
     m = draw(st.integers(min_devices, max_devices))
@@ -65,6 +69,8 @@ def problems(draw, *, max_tasks: int = 9, min_devices: int = 1, max_devices: int
                 links.append({"src": names[u], "dst": names[v],
                               "bandwidth": draw(st.sampled_from(BANDWIDTHS)),
                               "latency": draw(st.sampled_from(LATENCIES))})
+                if channels and draw(st.booleans()):
+                    links[-1]["channel"] = "bus"
     tasks = []
     for i in range(n):
         row = {"name": f"t{i}"}
@@ -90,6 +96,11 @@ def problems(draw, *, max_tasks: int = 9, min_devices: int = 1, max_devices: int
                 edge = {"src": f"t{i}", "dst": f"t{j}"}
                 if draw(st.booleans()):
                     edge["size"] = draw(st.sampled_from(SIZES))
+                size = edge.get("size", tasks[i]["output_size"])
+                if transfer_times and size > 0 and links and draw(st.booleans()):
+                    pairs = [(k["src"], k["dst"]) for k in links] + [(k["dst"], k["src"]) for k in links]
+                    chosen = draw(st.lists(st.sampled_from(pairs), min_size=1, unique=True))
+                    edge["transfer_times"] = {f"{a}->{b}": draw(st.sampled_from(DURATIONS)) for a, b in chosen}
                 edges.append(edge)
     return {"name": "random", "devices": devices, "links": links, "tasks": tasks, "edges": edges}
 

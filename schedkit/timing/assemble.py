@@ -16,13 +16,16 @@ from typing import Sequence
 from schedkit.problem import Problem
 from schedkit.schedule import Schedule, TaskRun, Transfer
 from schedkit.timing.resources import arrival
+from schedkit.timing.transfers import Transfers
 
 
 def to_schedule(problem: Problem, device_of: Sequence[int], start: Sequence[float],
-                method: str) -> Schedule:
+                method: str, transfers: Transfers | None = None) -> Schedule:
     """Turn a mapping and start times into a :class:`Schedule` with its transfers.
 
-    The schedule's status says ``heuristic``: a method wraps it in a
+    A transfer row takes its times from ``transfers.booked`` (a timing engine that booked
+    it on channel and port timelines); any other leaves when its source ends. The
+    schedule's status says ``heuristic``: a method wraps it in a
     :class:`~schedkit.schedule.Result`, which decides the status of the file it returns.
     """
     rows = []
@@ -34,10 +37,10 @@ def to_schedule(problem: Problem, device_of: Sequence[int], start: Sequence[floa
         # seconds on graphs with 100 000 edges).
         rows.append(TaskRun.model_construct(task=name, device=problem.devices[d], start=float(start[i]), end=float(end[i]),
                                             inputs=None))
-    transfers = _transfers(problem, device_of, end)
-    makespan = max([r.end for r in rows] + [t.end for t in transfers])
+    moved = _transfers(problem, device_of, end, transfers.booked if transfers is not None else {})
+    makespan = max([r.end for r in rows] + [t.end for t in moved])
     return Schedule(problem=problem.name, method=method, status="heuristic", makespan=makespan,
-                    tasks=rows, transfers=transfers)
+                    tasks=rows, transfers=moved)
 
 
 def with_transfers(problem: Problem, schedule: Schedule) -> Schedule:
@@ -66,12 +69,15 @@ def with_transfers(problem: Problem, schedule: Schedule) -> Schedule:
     return schedule.model_copy(update={"transfers": transfers, "makespan": makespan, "objective": makespan})
 
 
-def _transfers(problem: Problem, device_of: Sequence[int], end: Sequence[float]) -> list[Transfer]:
+def _transfers(problem: Problem, device_of: Sequence[int], end: Sequence[float],
+               booked: dict | None = None) -> list[Transfer]:
     out = []
     for i, j, size in problem.edges:
         u, v = device_of[i], device_of[j]
-        if u != v and size > 0 and problem.pair_allowed(size, u, v):
+        if problem.moves(size, u, v):
+            times = booked.get((i, j)) if booked else None
+            first, last = times if times is not None else (end[i], arrival(problem, end[i], size, u, v))
             out.append(Transfer.model_construct(src=problem.tasks[i], dst=problem.tasks[j],
                                                 from_=problem.devices[u], to=problem.devices[v],
-                                                start=end[i], end=arrival(problem, end[i], size, u, v)))
+                                                start=first, end=last, route=list(problem.route[u][v])))
     return out

@@ -41,6 +41,7 @@ from typing import Any, Callable, Sequence
 from schedkit.errors import ProblemError
 from schedkit.problem.mapping import check_mapping
 from schedkit.problem import Problem
+from schedkit.timing.transfers import Transfers
 
 __all__ = ["SimState", "simulate"]
 
@@ -83,7 +84,7 @@ Priority = Sequence[float] | Callable[[int, SimState], Any] | None
 
 
 def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = None, *,
-             check: bool = True) -> list[float]:
+             check: bool = True, transfers: Transfers | None = None) -> list[float]:
     """Start times of every task when each device runs its ready tasks by ``priority``.
 
     Parameters
@@ -100,6 +101,10 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
         skip it for a mapping already known to be feasible: devices, memory and
         collocation are then not checked (data sent between unlinked devices still raises,
         from :meth:`~schedkit.problem.Problem.comm_time`).
+    transfers : Transfers, optional
+        Channel and port timelines of a ``congestion`` formulation: when a task ends, its
+        outgoing transfers (in edge order) are booked into the earliest slots their
+        resources leave free, and their times kept in ``transfers.booked``.
 
     Returns
     -------
@@ -133,6 +138,7 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
     # The transfer rule, problem.comm_time, called per edge: arrival() would add one call per
     # edge, and no precomputed table can be cheaper since every mapping needs new entries.
     comm_time = problem.comm_time
+    congested = transfers is not None and transfers.congested
     waiting = [len(problem.preds[i]) for i in range(n)]
     ready_at = [0.0] * n
     start = [0.0] * n
@@ -207,7 +213,10 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
             done += 1
             for j, size in succs[i]:
                 e = dev[j]
-                at = now + comm_time(size, d, e)     # = arrival(problem, now, size, d, e)
+                if congested:
+                    at = transfers.book(i, j, size, d, e, now)[1]
+                else:
+                    at = now + comm_time(size, d, e)     # = arrival(problem, now, size, d, e)
                 if at > ready_at[j]:
                     ready_at[j] = at
                 waiting[j] -= 1

@@ -24,16 +24,30 @@ from typing import Sequence
 from schedkit.errors import ScheduleError
 from schedkit.numerics import SOLVER_TOL
 from schedkit.problem import Problem
+from schedkit.timing.assemble import to_schedule
 from schedkit.timing.resources import arrival
+from schedkit.timing.transfers import Transfers
 
 
 def fixed_order_times(problem: Problem, device_of: Sequence[int],
-                      device_orders: Sequence[Sequence[int]]) -> list[float]:
+                      device_orders: Sequence[Sequence[int]], transfers: Transfers | None = None,
+                      transfer_starts: dict[tuple[int, int], float] | None = None) -> list[float]:
     """Earliest start times given each task's device and the task order on every device.
+
+    With ``transfers`` of a ``congestion`` formulation, transfers hold their channels and
+    ports: given ``transfer_starts`` (a solver's transfer start per edge), the transfers on
+    every resource keep the order of those starts and all times are the earliest that
+    respect every order (the longest paths of the orders' graph); without, each task's
+    inputs are booked into their earliest free slots as the tasks are timed
+    (:meth:`~schedkit.timing.transfers.Transfers.arrivals`). The transfers' times are
+    then in ``transfers.booked``.
 
     Raises :class:`~schedkit.errors.ScheduleError` when the device orders contradict the
     task graph (a cycle).
     """
+    if transfers is not None and transfers.congested and transfer_starts is not None:
+        return _ordered_transfers(problem, device_of, device_orders, transfers, transfer_starts)
+    congested = transfers is not None and transfers.congested
     n = len(problem.tasks)
     after: list[list[int]] = [[] for _ in range(n)]
     indegree = [len(problem.preds[i]) for i in range(n)]
@@ -52,8 +66,11 @@ def fixed_order_times(problem: Problem, device_of: Sequence[int],
         i = stack.pop()
         d = device_of[i]
         t = device_free[d]
-        for p, size in problem.preds[i]:
-            t = max(t, arrival(problem, end[p], size, device_of[p], d))
+        if congested:
+            t = max(t, transfers.arrivals(i, d, device_of, end, commit=True))
+        else:
+            for p, size in problem.preds[i]:
+                t = max(t, arrival(problem, end[p], size, device_of[p], d))
         start[i] = t
         end[i] = t + problem.durations[i][d]
         device_free[d] = end[i]
@@ -65,6 +82,85 @@ def fixed_order_times(problem: Problem, device_of: Sequence[int],
     if done < n:
         raise ScheduleError("the device orders contradict the task graph")
     return start
+
+
+def _ordered_transfers(problem: Problem, device_of: Sequence[int], device_orders: Sequence[Sequence[int]],
+                       transfers: Transfers, transfer_starts: dict[tuple[int, int], float]) -> list[float]:
+    """Earliest times of tasks and transfers under the device orders and, on every
+    resource, the order of ``transfer_starts`` (a longest-path pass in topological order)."""
+    n = len(problem.tasks)
+    moving = [(i, j, size) for i, j, size in problem.edges
+              if problem.moves(size, device_of[i], device_of[j])]
+    # Nodes: tasks 0..n-1, then transfer k as node n + k.
+    length = [problem.durations[i][device_of[i]] for i in range(n)]
+    length += [problem.comm_time(size, device_of[i], device_of[j]) for i, j, size in moving]
+    after: list[list[int]] = [[] for _ in length]
+    moved = {}
+    for k, (i, j, _) in enumerate(moving):
+        after[i].append(n + k)
+        after[n + k].append(j)
+        moved[i, j] = k
+    for i, j, _ in problem.edges:
+        if (i, j) not in moved:
+            after[i].append(j)
+    for order in device_orders:
+        for a, b in zip(order, order[1:]):
+            after[a].append(b)
+    users: dict[str, list[int]] = {}
+    for k, (i, j, _) in enumerate(moving):
+        for name in problem.occupies(device_of[i], device_of[j], transfers.resource):
+            users.setdefault(name, []).append(k)
+    for held in users.values():
+        held.sort(key=lambda k: (transfer_starts.get(moving[k][:2], 0.0), moving[k][:2]))
+        for a, b in zip(held, held[1:]):
+            after[n + a].append(n + b)
+    indegree = [0] * len(length)
+    for targets in after:
+        for b in targets:
+            indegree[b] += 1
+    start = [0.0] * len(length)
+    stack = [a for a in range(len(length)) if indegree[a] == 0]
+    done = 0
+    while stack:
+        a = stack.pop()
+        done += 1
+        finish = start[a] + length[a]
+        for b in after[a]:
+            if finish > start[b]:
+                start[b] = finish
+            indegree[b] -= 1
+            if indegree[b] == 0:
+                stack.append(b)
+    if done < len(length):
+        raise ScheduleError("the device and transfer orders contradict the task graph")
+    for k, (i, j, _) in enumerate(moving):
+        transfers.hold(i, j, device_of[i], device_of[j], start[n + k], start[n + k] + length[n + k])
+    return start[:n]
+
+
+def retime(problem: Problem, schedule, method: str, resource: str | None = None):
+    """``schedule`` re-timed exactly on ``problem``: the same devices, the same order of the
+    tasks on every device and (with a ``congestion`` ``resource``) of the transfers on every
+    channel or port; every time the earliest those orders allow.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> from schedkit.timing import to_schedule
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> late = to_schedule(p, [0, 0, 0, 0, 0, 1], [1.0, 2.0, 3.5, 5.0, 5.5, 7.0], "late")
+    >>> round(retime(p, late, "again").makespan, 5)
+    4.51625
+    """
+    rows = {r.task: r for r in schedule.tasks}
+    device_of = [problem.device_index[rows[t].device] for t in problem.tasks]
+    starts = [rows[t].start for t in problem.tasks]
+    index = problem.task_index
+    transfers = Transfers(problem, resource)
+    moved = {(index[t.src], index[t.dst]): t.start for t in schedule.transfers} if resource else None
+    exact = fixed_order_times(problem, device_of, device_orders(problem, device_of, starts),
+                              transfers, moved)
+    return to_schedule(problem, device_of, exact, method, transfers)
 
 
 def device_orders(problem, device_of, starts) -> list[list[int]]:

@@ -40,6 +40,7 @@ from schedkit.errors import ProblemError
 from schedkit.numerics import fits
 from schedkit.problem import Problem
 from schedkit.timing.resources import Timeline, arrival
+from schedkit.timing.transfers import Transfers
 
 DeviceRule = Callable[[int, list[tuple[int, float, float]]], int]
 """Chooses a device for task ``i`` from ``(device, start, end)`` candidates."""
@@ -86,7 +87,8 @@ earliest_finish = FinishRule()
 def list_schedule(problem: Problem, priority: Sequence[float], *,
                   device_of: Sequence[int] | None = None,
                   rule: DeviceRule = earliest_finish,
-                  insertion: bool = True) -> tuple[list[int], list[float]]:
+                  insertion: bool = True,
+                  transfers: Transfers | None = None) -> tuple[list[int], list[float]]:
     """Schedule ready tasks in decreasing ``priority``, each on a device chosen by ``rule``.
 
     Parameters
@@ -101,6 +103,11 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
         A :class:`FinishRule` is evaluated only on the devices that can win.
     insertion : bool
         Let a task fill an idle gap between tasks already on a device.
+    transfers : Transfers, optional
+        Channel and port timelines of a ``congestion`` formulation: a candidate device's
+        inputs are planned into their earliest free slots
+        (:meth:`~schedkit.timing.transfers.Transfers.arrivals`), and the chosen device's
+        booked. The transfers' times are then in ``transfers.booked``.
 
     Returns
     -------
@@ -131,7 +138,14 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
     tails = ([-math.inf] * m, [-math.inf] * m, [-math.inf] * m, [math.inf] * m)
     group_device: dict[str, int] = {}
     groups = [t.colocate for t in problem.spec.tasks]
-    fast = device_of is None and isinstance(rule, FinishRule)
+    congested = transfers is not None and transfers.congested
+    fast = device_of is None and isinstance(rule, FinishRule) and not congested
+    if congested:
+        def ready_on(i: int, d: int) -> float:
+            return transfers.arrivals(i, d, device, end)
+    else:
+        def ready_on(i: int, d: int) -> float:
+            return _ready(problem, i, d, device, end)
     while heap:
         _, i = heapq.heappop(heap)
         candidates = _candidates(problem, i, device, free_memory, group_device.get(groups[i]),
@@ -143,17 +157,19 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
             candidates = [d for d in candidates if prefer[d] == least]
         if len(candidates) == 1:
             d = candidates[0]
-            t = timelines[d].earliest(_ready(problem, i, d, device, end), table[d], insertion)
+            t = timelines[d].earliest(ready_on(i, d), table[d], insertion)
         elif fast:
             d, t = _earliest_finish(problem, i, candidates, device, end, timelines, tails, insertion)
         else:
             options = []
             for d in candidates:
                 length = table[d]
-                t = timelines[d].earliest(_ready(problem, i, d, device, end), length, insertion)
+                t = timelines[d].earliest(ready_on(i, d), length, insertion)
                 options.append((d, t, t + length))
             d = rule(i, options)
             _, t, _ = next(o for o in options if o[0] == d)
+        if congested:
+            transfers.arrivals(i, d, device, end, commit=True)
         finish = t + table[d]
         device[i], start[i], end[i] = d, t, finish
         line = timelines[d]

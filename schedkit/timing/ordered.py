@@ -28,6 +28,8 @@ from typing import Sequence
 
 from schedkit.numerics import GAP_SLACK
 from schedkit.problem import Problem
+from schedkit.timing.list_schedule import list_schedule
+from schedkit.timing.transfers import Transfers
 
 
 def bfs_order(problem: Problem) -> list[int]:
@@ -84,6 +86,11 @@ class OrderedTiming:
         A topological order of all tasks; default :func:`bfs_order`.
     insertion : bool
         Let a task fill an idle gap between tasks already on its device.
+    resource : {"channel", "port", "both"}, optional
+        A ``congestion`` formulation's resource: transfers then wait for their channels or
+        ports (:class:`~schedkit.timing.transfers.Transfers`), and every string is timed
+        from the start by :func:`~schedkit.timing.list_schedule` itself (``first`` is
+        ignored: a transfer booked late may take a slot before ``first``).
 
     Attributes
     ----------
@@ -106,8 +113,11 @@ class OrderedTiming:
     True
     """
 
-    def __init__(self, problem: Problem, order: Sequence[int] | None = None, insertion: bool = True):
+    def __init__(self, problem: Problem, order: Sequence[int] | None = None, insertion: bool = True,
+                 resource: str | None = None):
         p = problem
+        self.problem = problem
+        self.resource = resource
         m = len(p.devices)
         n = len(p.tasks)
         self.order = list(bfs_order(p) if order is None else order)
@@ -118,17 +128,19 @@ class OrderedTiming:
             self.position[i] = k
         self.insertion = insertion
         # columns[size][d][u]: transfer time of ``size`` from u into d (shared by equal sizes).
-        columns: dict[float, list[list[float]]] = {}
+        columns: dict[float | int, list[list[float]]] = {}
         plan = []
         for i in self.order:
             preds = []
             for q, size in p.preds[i]:
                 if self.position[q] > self.position[i]:
                     raise ValueError("order must be a topological order")
-                if size not in columns:
-                    columns[size] = [[p.comm_time(size, u, d) if p.linked[u][d] or size == 0
-                                      else math.inf for u in range(m)] for d in range(m)]
-                preds.append((q, columns[size]))
+                # An edge with its own transfer times (a Payload) has a column of its own.
+                key = size if size.__class__ is float else id(size)
+                if key not in columns:
+                    columns[key] = [[p.comm_time(size, u, d) if p.linked[u][d] or size == 0
+                                     else math.inf for u in range(m)] for d in range(m)]
+                preds.append((q, columns[key]))
             durations = [p.durations[i].get(d, math.inf) for d in range(m)]
             # Per device of the task: its predecessors with the column of transfer times into it.
             into = [tuple((q, column[d]) for q, column in preds) for d in range(m)]
@@ -148,6 +160,8 @@ class OrderedTiming:
 
     def __call__(self, device_of: Sequence[int], first: int = 0) -> float:
         """The makespan of ``device_of``, reusing the kept times before position ``first``."""
+        if self.resource is not None:
+            return self._congested(device_of)
         m = self._m
         if first == 0:
             start = [0.0] * len(self.order)
@@ -218,3 +232,14 @@ class OrderedTiming:
         self.end = end
         self._pending = (start, end, lane_tasks, lane_starts, lane_ends, running)
         return makespan
+
+    def _congested(self, device_of: Sequence[int]) -> float:
+        """The makespan of ``device_of`` with transfers on channel and port timelines."""
+        n = len(self.order)
+        priority = [float(n - k) for k in self.position]
+        _, start = list_schedule(self.problem, priority, device_of=device_of, insertion=self.insertion,
+                                 transfers=Transfers(self.problem, self.resource))
+        durations = self.problem.durations
+        self.start = start
+        self.end = [t + durations[i][device_of[i]] for i, t in enumerate(start)]
+        return max(self.end)

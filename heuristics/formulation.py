@@ -1,0 +1,78 @@
+"""The formulation a heuristic's schedules must satisfy, and what it changes in their timing.
+
+By default a heuristic is judged by the problem's own semantics. Its ``formulation``
+option (``-f`` on the command line, as for ``milp``) names a preset or a file instead: the
+schedule is then validated against that formulation's blocks, and with a ``congestion``
+block every transfer is booked on channel and port timelines
+(:class:`~schedkit.timing.transfers.Transfers`), so that the schedule passes the same
+validator as the MILP's.
+
+Examples
+--------
+>>> from schedkit import Problem
+>>> from schedkit.methods import METHODS
+>>> p = Problem.load("examples/tiny.yaml")
+>>> heft = METHODS.get("heft")(formulation="jssp")
+>>> [b.kind for b in heft.blocks(p)][:3], heft.transfers(p).congested
+(['assignment', 'precedence', 'no_overlap'], False)
+"""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+
+from schedkit.errors import FormulationError
+from schedkit.methods import Method, MethodOptions
+from schedkit.milp.formulation import get_formulation
+from schedkit.problem import Problem
+from schedkit.timing import Transfers, congestion_resource
+from schedkit.validate import semantic_blocks
+
+__all__ = ["FormulationOptions", "FollowsFormulation", "HONOURED"]
+
+#: Block kinds whose meaning the heuristics build into their schedules (blocks of other
+#: roles than ``semantic`` never constrain a schedule).
+HONOURED = frozenset({"assignment", "placement", "precedence", "no_overlap", "memory",
+                      "channels", "congestion"})
+
+
+class FormulationOptions(MethodOptions):
+    """The ``formulation`` option of the heuristics."""
+
+    formulation: str | None = Field(None, json_schema_extra={"flag": "-f"})
+    """A preset name or a YAML/JSON formulation file whose blocks the schedule must satisfy
+    (with ``congestion``, transfers wait for their channels or ports); by default the
+    problem's own semantics."""
+
+    @field_validator("formulation", mode="before")
+    @classmethod
+    def _path_to_str(cls, value):
+        return None if value is None else str(value)
+
+
+class FollowsFormulation(Method):
+    """A method whose schedules follow its ``formulation`` option (a mixin of the heuristics)."""
+
+    def formulation(self):
+        """The :class:`~schedkit.milp.formulation.Formulation` named by the option, or ``None``."""
+        name = getattr(self.options, "formulation", None)
+        return None if name is None else get_formulation(name)
+
+    def blocks(self, problem: Problem) -> list:
+        formulation = self.formulation()
+        if formulation is None:
+            return semantic_blocks(problem)
+        blocks = list(formulation.blocks)
+        for block in blocks:
+            if block.role == "semantic" and block.kind not in HONOURED and block.applies_to(problem):
+                raise FormulationError(f"method '{self.name}' cannot honour block '{block.kind}' "
+                                       f"of formulation '{formulation.name}' (use milp)")
+        return blocks
+
+    def formulation_data(self, problem: Problem) -> dict:
+        formulation = self.formulation()
+        return super().formulation_data(problem) if formulation is None else formulation.to_data()
+
+    def transfers(self, problem: Problem) -> Transfers:
+        """The transfer timelines of a schedule of ``problem`` under the formulation."""
+        return Transfers(problem, congestion_resource(self.blocks(problem)))
