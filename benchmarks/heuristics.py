@@ -49,29 +49,7 @@ from schedkit.problem.spec import load_spec
 from schedkit.validate import validate
 from schedkit.atomic import write_text_atomic
 from schedkit.methods import METHODS
-
-
-class Progress:
-    """A one-line progress bar on stderr (one line per step when stderr is not a terminal)."""
-
-    def __init__(self, total: int, label: str):
-        self.total, self.label, self.done = total, label, 0
-        self.tty = sys.stderr.isatty()
-        self.began = time.perf_counter()
-
-    def step(self, what: str) -> None:
-        self.done += 1
-        elapsed = time.perf_counter() - self.began
-        if self.tty:
-            width = 30
-            filled = int(width * self.done / max(1, self.total))
-            sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] "
-                             f"{self.done}/{self.total} {elapsed:6.1f}s {what[:30]:<30}")
-            if self.done == self.total:
-                sys.stderr.write("\n")
-        else:
-            sys.stderr.write(f"{self.label} {self.done}/{self.total} {elapsed:.1f}s {what}\n")
-        sys.stderr.flush()
+from schedkit.progress import Progress
 
 
 def pick_methods(spec: str | None) -> list[str]:
@@ -103,10 +81,10 @@ def run_small(args, methods: list[str]) -> dict:
         began = time.perf_counter()
         exact = solve(problem, "milp", time_limit=args.milp_time_limit)
         milp_seconds.append(time.perf_counter() - began)
-        progress.step(f"milp #{k}: {exact.status}")
+        progress.update(note=f"milp #{k}: {exact.status}")
         for name in heuristics:
             if exact.status != "optimal":
-                progress.step(name)
+                progress.update(note=name)
                 continue
             began = time.perf_counter()
             try:
@@ -116,9 +94,10 @@ def run_small(args, methods: list[str]) -> dict:
             else:
                 ratios[name].append(s.makespan / exact.makespan)
             seconds[name].append(time.perf_counter() - began)
-            progress.step(name)
+            progress.update(note=name)
         if exact.status != "optimal":
             skipped += 1
+    progress.close()
     rows = []
     for name in heuristics:
         r = ratios[name]
@@ -173,7 +152,8 @@ def run_large(args, methods: list[str]) -> dict:
             rows.append({"method": name, "makespan": s.makespan, "ratio": s.makespan / bound,
                          "seconds": time.perf_counter() - began,
                          "run_seconds": s.solve_seconds})
-        progress.step(name)
+        progress.update(note=name)
+    progress.close()
     rows.sort(key=lambda row: (math.isnan(row["makespan"]), row["makespan"], row["method"]))
     print(f"\n(b) layered graph: {len(problem.tasks)} tasks, {len(problem.edges)} edges, "
           f"{len(problem.devices)} devices; lower bound {bound:.6g} "
