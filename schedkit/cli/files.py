@@ -78,6 +78,8 @@ def add_convert_command(subparsers: Any) -> argparse.ArgumentParser:
     importers:
       jssp         Standard job-shop text (OR-Library, JSPLIB): one task per
                    operation, on its machine. (.txt, .jss)
+      moirai       MOIRAI placement table: task times per device, flow times per
+                   channel, memory. (.xls; needs schedkit[moirai])
       msr          MSR dnn-partitioning JSON graph: CPU and accelerator latencies,
                    memory, colour classes. (.json)
       onnx         ONNX model: one task per operator (constants folded), durations

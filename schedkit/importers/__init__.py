@@ -8,12 +8,13 @@ Examples
 --------
 >>> from schedkit.importers import IMPORTERS
 >>> IMPORTERS.names()
-['jssp', 'msr', 'onnx']
+['jssp', 'moirai', 'msr', 'onnx']
 """
 
 from schedkit.importers.base import (IMPORTERS, Importer, convert, list_importers, need,
                                      register_importer)
 from schedkit.importers import jssp as _jssp  # registers 'jssp'
+from schedkit.importers import moirai as _moirai  # registers 'moirai' (imports xlrd lazily)
 from schedkit.importers import msr as _msr  # registers 'msr'
 from schedkit.importers import onnx as _onnx  # registers 'onnx' (imports the onnx package lazily)
 

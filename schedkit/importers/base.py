@@ -11,7 +11,7 @@ True
 >>> IMPORTERS.get("onnx-not-yet")
 Traceback (most recent call last):
 ...
-schedkit.errors.SchedkitError: unknown importer 'onnx-not-yet' (known: jssp, msr, onnx)
+schedkit.errors.SchedkitError: unknown importer 'onnx-not-yet' (known: jssp, moirai, msr, onnx)
 """
 
 from __future__ import annotations
@@ -217,6 +217,6 @@ def list_importers() -> list[tuple[str, str]]:
     Examples
     --------
     >>> [name for name, _ in list_importers()]
-    ['jssp', 'msr', 'onnx']
+    ['jssp', 'moirai', 'msr', 'onnx']
     """
     return [(name, doc_line(cls)) for name, cls in IMPORTERS.items()]
