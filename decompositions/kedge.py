@@ -28,7 +28,7 @@ proven lower bound bounds ``o``'s end; the same for the whole of every module th
 an output of the network bounds the makespan. These bound parts run beside the module's
 own part in each round; ``invert`` reports the largest as the schedule's bound
 (``exactness = "relaxation"``), or the devices' load bound when that is larger
-(:func:`load_bound`: where modules overlap in time, as with weakly dependent channels,
+(:func:`~schedkit.problem.bounds.load_bound`: where modules overlap in time, as with weakly dependent channels,
 the paths through the channels say little and the load says more). A bound part that
 finds no bound falls back on the longest path of least durations from the releases.
 
@@ -55,9 +55,10 @@ from schedkit.decompose.subproblem import (edge_row, heavier, orders_by_start, s
                                            task_row)
 from schedkit.errors import ProblemError
 from schedkit.problem import Problem
+from schedkit.problem.bounds import load_bound
 from schedkit.schedule import Quality, Result, Termination
 
-__all__ = ["Kedge", "KedgeOptions", "kedge_modules", "choose_k", "load_bound"]
+__all__ = ["Kedge", "KedgeOptions", "kedge_modules", "choose_k"]
 
 
 class KedgeOptions(BaseModel):
@@ -126,34 +127,6 @@ def kedge_modules(problem: Problem, k: int, min_tasks: int = 3, tree: nx.Graph |
         groups.setdefault(dag.graph["mapping"][c], []).append(i)
     order = nx.lexicographical_topological_sort(dag, key=lambda m: min(groups[m]))
     return [sorted(groups[m]) for m in order]
-
-
-def load_bound(problem: Problem) -> float:
-    """A lower bound on the makespan from the devices' load, for unrelated durations.
-
-    For any weights ``c_d > 0``, the loads ``L_d`` of a schedule satisfy
-    ``sum_d c_d L_d >= sum_i min_d c_d p_id``, and ``L_d <= makespan``, so
-    ``makespan >= sum_i min_d c_d p_id / sum_d c_d``. The weights are ``1 / slowness``:
-    a device's median duration over the tasks' least durations (the bound of an LP
-    relaxation of the assignment, at a good guess of its multipliers).
-
-    Examples
-    --------
-    >>> from schedkit import Problem
-    >>> round(load_bound(Problem.load("examples/tiny.yaml")), 3)
-    3.483
-    """
-    n = len(problem.tasks)
-    weights = []
-    for d in range(len(problem.devices)):
-        ratios = sorted(problem.durations[i][d] / problem.min_duration[i] for i in range(n)
-                        if d in problem.durations[i] and problem.min_duration[i] > 0)
-        weights.append(1.0 / ratios[len(ratios) // 2] if ratios else 0.0)
-    if not any(weights):
-        return 0.0
-    work = sum(min((weights[d] * problem.durations[i][d] for d in problem.allowed[i] if weights[d] > 0),
-                   default=0.0) for i in range(n))
-    return work / sum(weights)
 
 
 def _gomory_hu(problem: Problem) -> nx.Graph:

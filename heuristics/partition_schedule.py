@@ -17,7 +17,7 @@ Examples
 >>> p = Problem.load("examples/tiny.yaml")
 >>> s = solve(p, "critical_path+pct")
 >>> s.status, round(s.makespan, 3), round(s.bound, 3)
-('heuristic', 4.516, 3.3)
+('heuristic', 4.516, 3.483)
 >>> solve(p, "hash+msr", seed=3, msr_idle=2.0).method
 'hash+msr'
 """

@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     Examples
     --------
     >>> main(["solve", "examples/tiny.yaml", "-m", "heft"])
-    heft on tiny: status=heuristic makespan=4.51625 bound=3.3 gap=26.93% time=...
+    heft on tiny: status=heuristic makespan=4.51625 bound=3.482608696 gap=22.89% time=...
     0
     """
     try:

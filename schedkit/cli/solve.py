@@ -365,7 +365,7 @@ def run_solve(args: argparse.Namespace) -> int:
     --------
     >>> from schedkit.cli.main import main
     >>> main(["solve", "examples/tiny.yaml", "-m", "heft"])
-    heft on tiny: status=heuristic makespan=4.51625 bound=3.3 gap=26.93% time=...
+    heft on tiny: status=heuristic makespan=4.51625 bound=3.482608696 gap=22.89% time=...
     0
     """
     from schedkit.cli.progress import solve_with_progress

@@ -21,7 +21,7 @@ Examples
 >>> _ = h.writeSolution(str(folder / "tiny.sol"), 0)
 >>> schedule = load_solution(built, folder / "tiny.sol")        # HiGHS said "Optimal"...
 >>> schedule.status, round(schedule.makespan, 5), round(schedule.bound, 3)   # ...unproven here
-('feasible', 4.51625, 3.3)
+('feasible', 4.51625, 3.483)
 >>> bound = h.getInfo().mip_dual_bound                            # the solver's proven bound
 >>> load_solution(built, folder / "tiny.sol", bound=bound).status
 'optimal'

@@ -5,7 +5,7 @@ Examples
 >>> from schedkit import Problem
 >>> p = Problem.load("examples/tiny.yaml")
 >>> round(critical_path_bound(p), 3), round(load_bound(p), 3)
-(3.3, 2.25)
+(3.3, 3.483)
 >>> lower_bound(p) == max(critical_path_bound(p), load_bound(p), device_bound(p))
 True
 """
@@ -21,10 +21,54 @@ def critical_path_bound(problem: Problem) -> float:
     return max(p.heads[i] + p.min_duration[i] + p.tails[i] for i in range(len(p.tasks)))
 
 
-def load_bound(problem: Problem) -> float:
-    """Total minimum work spread evenly over the devices any task may use."""
-    used = {d for allowed in problem.allowed for d in allowed}
-    return sum(problem.min_duration) / len(used)
+def load_bound(problem: Problem, weights: list[float] | None = None) -> float:
+    """The devices' load: every task's work must fit in the devices' time.
+
+    For any weights ``c_d > 0``, the loads ``L_d`` of a schedule satisfy
+    ``sum_d c_d L_d >= sum_i min_d c_d p_id`` and ``L_d <= makespan``, so
+    ``makespan >= sum_i min_d c_d p_id / sum_d c_d`` (devices no task may use left out).
+    ``weights``: the ``c_d``; by default the best of three guesses at the multipliers of
+    this LP relaxation of the assignment: equal weights (the least durations spread evenly),
+    the devices' ``speed`` (exact for tasks given as ``work``) and ``1 / slowness``, a
+    device's median duration over the tasks' least durations.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> round(load_bound(p, [1.0, 1.0]), 3), round(load_bound(p), 3)
+    (2.25, 3.483)
+    """
+    if weights is not None:
+        return _weighted_load(problem, weights)
+    m = len(problem.devices)
+    guesses = [[1.0] * m, [d.speed for d in problem.spec.devices], _inverse_slowness(problem)]
+    return max(_weighted_load(problem, c) for c in guesses)
+
+
+def _weighted_load(problem: Problem, weights: list[float]) -> float:
+    used = {d for allowed in problem.allowed for d in allowed if weights[d] > 0}
+    if not used:
+        return 0.0
+    work = 0.0
+    for table, least in zip(problem.durations, problem.min_duration):
+        if least > 0:
+            work += min([weights[d] * t for d, t in table.items() if d in used], default=0.0)
+    return work / sum(weights[d] for d in used)
+
+
+def _inverse_slowness(problem: Problem) -> list[float]:
+    """Per device, 1 / its median ratio of duration to the task's least duration (0: no task)."""
+    ratios: list[list[float]] = [[] for _ in problem.devices]
+    for table, least in zip(problem.durations, problem.min_duration):
+        if least > 0:
+            for d, t in table.items():
+                ratios[d].append(t / least)
+    weights = []
+    for values in ratios:
+        values.sort()
+        weights.append(1.0 / values[len(values) // 2] if values else 0.0)
+    return weights
 
 
 def device_bound(problem: Problem) -> float:
