@@ -118,6 +118,7 @@ class OrderedTiming:
         p = problem
         self.problem = problem
         self.resource = resource
+        self._priority: list[float] | None = None   # the order as a list-scheduling priority
         m = len(p.devices)
         n = len(p.tasks)
         self.order = list(bfs_order(p) if order is None else order)
@@ -235,9 +236,10 @@ class OrderedTiming:
 
     def _congested(self, device_of: Sequence[int]) -> float:
         """The makespan of ``device_of`` with transfers on channel and port timelines."""
-        n = len(self.order)
-        priority = [float(n - k) for k in self.position]
-        _, start = list_schedule(self.problem, priority, device_of=device_of, insertion=self.insertion,
+        if self._priority is None:
+            n = len(self.order)
+            self._priority = [float(n - k) for k in self.position]
+        _, start = list_schedule(self.problem, self._priority, device_of=device_of, insertion=self.insertion,
                                  transfers=Transfers(self.problem, self.resource))
         durations = self.problem.durations
         self.start = start
