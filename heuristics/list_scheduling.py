@@ -34,7 +34,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from schedkit.problem.bounds import lower_bound
+from schedkit.errors import ProblemError
 from schedkit.heuristics.formulation import FollowsFormulation, FormulationOptions
+from schedkit.heuristics.placement import Reservation
 from schedkit.methods import MethodOptions
 from schedkit.problem import Problem
 from schedkit.schedule import Result
@@ -67,8 +69,15 @@ class ListSchedulingMethod(FollowsFormulation):
         raise NotImplementedError
 
     def run(self, problem: Problem) -> Result:
+        priority, rule = self.priority(problem), self.rule(problem)
         transfers = self.transfers(problem)
-        device_of, start = list_schedule(problem, self.priority(problem), rule=self.rule(problem),
-                                         insertion=self.options.insertion, transfers=transfers)
+        try:
+            device_of, start = list_schedule(problem, priority, rule=rule, insertion=self.options.insertion,
+                                             transfers=transfers)
+        except ProblemError:
+            # Memory or links used up greedily: again, keeping room for the tasks to come.
+            transfers = self.transfers(problem)
+            device_of, start = list_schedule(problem, priority, rule=rule, insertion=self.options.insertion,
+                                             transfers=transfers, reserve=Reservation(problem, self.name))
         return Result.heuristic(to_schedule(problem, device_of, start, self.name, transfers),
                                 bound=lower_bound(problem))

@@ -88,7 +88,8 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
                   device_of: Sequence[int] | None = None,
                   rule: DeviceRule = earliest_finish,
                   insertion: bool = True,
-                  transfers: Transfers | None = None) -> tuple[list[int], list[float]]:
+                  transfers: Transfers | None = None,
+                  reserve=None) -> tuple[list[int], list[float]]:
     """Schedule ready tasks in decreasing ``priority``, each on a device chosen by ``rule``.
 
     Parameters
@@ -108,6 +109,10 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
         inputs are planned into their earliest free slots
         (:meth:`~schedkit.timing.transfers.Transfers.arrivals`), and the chosen device's
         booked. The transfers' times are then in ``transfers.booked``.
+    reserve : object, optional
+        Keeps memory for the tasks still to come on a nearly full instance: its
+        ``candidates(task, devices)`` narrows a task's devices, and ``commit(task, device)``
+        records the choice (see :class:`schedkit.heuristics.placement.Reservation`).
 
     Returns
     -------
@@ -150,6 +155,10 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
         _, i = heapq.heappop(heap)
         candidates = _candidates(problem, i, device, free_memory, group_device.get(groups[i]),
                                  None if device_of is None else device_of[i], limited, connected)
+        if reserve is not None:
+            candidates = reserve.candidates(i, candidates)
+            if not candidates:
+                raise ProblemError(f"task '{problem.tasks[i]}': no device keeps room for the tasks to come")
         table = durations[i]
         if fast and len(candidates) > 1 and rule.first is not None:
             prefer = rule.first[i]
@@ -170,6 +179,8 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
             _, t, _ = next(o for o in options if o[0] == d)
         if congested:
             transfers.arrivals(i, d, device, end, commit=True)
+        if reserve is not None:
+            reserve.commit(i, d)
         finish = t + table[d]
         device[i], start[i], end[i] = d, t, finish
         line = timelines[d]

@@ -29,3 +29,21 @@ def test_composes_rules():
 
 def test_insertion_option():
     assert LastDevice(insertion=False).options.insertion is False
+
+
+def test_a_nearly_full_instance_gets_a_schedule_that_keeps_room():
+    """Greedy choices fill the devices; the list schedulers then keep room for later tasks."""
+    import pytest
+
+    from schedkit import Problem, ProblemError, solve
+    from schedkit.timing import list_schedule
+
+    p = Problem.load("examples/moirai_example1.json")      # memory 44 of 44: an exact packing
+    with pytest.raises(ProblemError, match="no memory left"):
+        list_schedule(p, [float(-i) for i in range(len(p.tasks))])
+    for name in ("heft", "met", "greedy"):
+        s = solve(p, name)                                   # validated on memory too
+        used = {}
+        for row in s.tasks:
+            used[row.device] = used.get(row.device, 0.0) + p.task_memory[p.task_index[row.task]]
+        assert all(used[d] <= p.device_memory[p.device_index[d]] for d in used)
