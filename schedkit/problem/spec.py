@@ -100,7 +100,10 @@ class LinkSpec(_Frozen):
     bidirectional: bool = True
     """A bidirectional link also carries data from ``dst`` to ``src``."""
     channel: str | None = None
-    """Links that share a channel contend for it (congestion formulations)."""
+    """The channel the link's transfers use: links (and both directions of a bidirectional
+    link) that give one name share one channel (a PCIe switch, a NIC, a half-duplex bus);
+    by default each direction is its own channel, named ``SRC->DST``. A transfer holds every
+    channel of its route; under ``congestion`` no two transfers hold one at once."""
 
 
 DurationValue = Number | dict[Annotated[int, Field(ge=1)], Number]
