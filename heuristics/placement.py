@@ -416,6 +416,8 @@ class Reservation:
         if placer.placed(u):
             return [d for d in devices if d == placer.device_of[i]]
         planned = placer.completion.get(u)
+        # a device of the task's own may be one its collocation group cannot share
+        devices = [d for d in devices if d in placer.allowed_set[u]]
         kept = [d for d in devices if d == planned or placer._keeps_completion(u, d)]
         return kept or [d for d in devices if d == planned]
 

@@ -5,6 +5,7 @@ from schedkit.problem.bounds import lower_bound
 from schedkit.heuristics.components import order_priority
 from schedkit.timing import bfs_order
 from schedkit.heuristics.list_scheduling import ListSchedulingMethod
+from schedkit import Problem, solve
 
 
 class LastDevice(ListSchedulingMethod):
@@ -47,3 +48,19 @@ def test_a_nearly_full_instance_gets_a_schedule_that_keeps_room():
         for row in s.tasks:
             used[row.device] = used.get(row.device, 0.0) + p.task_memory[p.task_index[row.task]]
         assert all(used[d] <= p.device_memory[p.device_index[d]] for d in used)
+
+
+def test_the_retry_keeps_a_collocation_group_on_a_device_all_its_tasks_may_use():
+    # t0 is fastest on d0, which its group mate t1 cannot use: the first pass fails there,
+    # the retry must not put t0 on d0 either.
+    p = Problem.from_dict({
+        "devices": [{"name": "d0"}, {"name": "d1"}, {"name": "d2"}],
+        "links": [{"src": "d0", "dst": "d1", "bandwidth": 1}, {"src": "d0", "dst": "d2", "bandwidth": 1},
+                  {"src": "d1", "dst": "d2", "bandwidth": 1}],
+        "tasks": [{"name": "t0", "durations": {"d0": 1, "d1": 5, "d2": 6}, "colocate": "g"},
+                  {"name": "t1", "durations": {"d1": 1, "d2": 1}, "colocate": "g"}],
+        "edges": [{"src": "t0", "dst": "t1", "size": 1}]})
+    for method in ("heft", "met", "greedy"):
+        s = solve(p, method)
+        assert [(r.task, r.device) for r in s.tasks] == [("t0", "d1"), ("t1", "d1")]
+        assert s.makespan == 6
