@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from schedkit.errors import FormulationError
+from schedkit.errors import FormulationError, OptionError
 from schedkit.methods import Method, MethodOptions
-from schedkit.milp.formulation import get_formulation
+from schedkit.milp.formulation import Formulation, get_formulation
 from schedkit.problem import Problem
 from schedkit.timing import Transfers, congestion_resource
 from schedkit.validate import semantic_blocks
@@ -51,10 +51,26 @@ class FormulationOptions(MethodOptions):
 
 
 class FollowsFormulation(Method):
-    """A method whose schedules follow its ``formulation`` option (a mixin of the heuristics)."""
+    """A method whose schedules follow its ``formulation`` option (a mixin of the heuristics).
+
+    In Python the option may also be a :class:`~schedkit.milp.formulation.Formulation` or
+    its data, as for ``milp``: the option then records its name.
+    """
+
+    def __init__(self, formulation=None, **options):
+        self._given = None
+        if isinstance(formulation, (Formulation, dict)):
+            try:
+                self._given = get_formulation(formulation)
+            except FormulationError as exc:
+                raise OptionError("formulation", str(exc)) from None
+            formulation = self._given.name
+        super().__init__(**({} if formulation is None else {"formulation": formulation}), **options)
 
     def formulation(self):
         """The :class:`~schedkit.milp.formulation.Formulation` named by the option, or ``None``."""
+        if self._given is not None:
+            return self._given
         name = getattr(self.options, "formulation", None)
         return None if name is None else get_formulation(name)
 

@@ -140,13 +140,13 @@ class Milp(Method):
         """The schedule that starts the solver (``None``: none asked for or none found)."""
         o = self.options
         if o.warm_start == "auto":
-            return _search_start(problem, deadline, o.formulation)
+            return _search_start(problem, deadline, self.formulation)
         if o.warm_start == "none":
             return None
         if o.warm_start == self.name:
             raise OptionError("warm_start", "the warm start cannot be 'milp' itself")
         try:
-            return solve(problem, o.warm_start, **_following(METHODS.get(o.warm_start), o.formulation))
+            return solve(problem, o.warm_start, **_following(METHODS.get(o.warm_start), self.formulation))
         except SchedkitError as exc:
             if "unknown method" not in str(exc):
                 raise
@@ -233,13 +233,13 @@ def _left(deadline: float | None) -> float | None:
     return None if deadline is None else max(0.0, deadline - time.perf_counter())
 
 
-def _following(cls, formulation: str) -> dict:
+def _following(cls, formulation) -> dict:
     """The option that makes a start method follow the formulation, where it has one
     (a heuristic's schedule then satisfies every block the solver is given)."""
     return {"formulation": formulation} if "formulation" in cls.Options.model_fields else {}
 
 
-def _search_start(problem: Problem, deadline: float | None = None, formulation: str = "latency"):
+def _search_start(problem: Problem, deadline: float | None = None, formulation="latency"):
     """The best schedule of the registered methods that offer to start an exact solve.
 
     A method offers through :meth:`~schedkit.methods.Method.auto_start` (the heuristics
