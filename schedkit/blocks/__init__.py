@@ -7,6 +7,9 @@ from schedkit.blocks.precedence import Precedence
 from schedkit.blocks.no_overlap import NoOverlap
 from schedkit.blocks.memory import Memory
 from schedkit.blocks.cuts import Cuts
+from schedkit.blocks.channels import Channels
+from schedkit.blocks.congestion import Congestion
 
 __all__ = ["BLOCKS", "Block", "BuildContext", "RowSink", "block_from_data", "register_block",
-           "Assignment", "Placement", "Precedence", "NoOverlap", "Memory", "Cuts"]
+           "Assignment", "Placement", "Precedence", "NoOverlap", "Memory", "Cuts",
+           "Channels", "Congestion"]

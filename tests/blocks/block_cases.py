@@ -7,6 +7,12 @@ the gpu); edges ``a -> b`` (size 4: transfer 2.5) and ``a -> c`` (size 2).
 The optimum: a on gpu [0, 1), c on gpu [1, 2), b must go to the cpu (memory) and
 waits for the transfer: [3.5, 7.5).
 
+``congestion`` needs two transfers that may overlap, so it has an instance of its own,
+``PORTS``: ``a`` pinned to the gpu feeds ``b`` and ``c`` (each 5 on the gpu, 1 on the cpu)
+with 4 units each (transfer 2.5). Both transfers leave the gpu's send port: on the cpu they
+queue ([1, 3.5) then [3.5, 6)), so the optimum keeps ``b`` on the gpu and ends at 6 (5.5
+without congestion).
+
 Set ``SCHEDKIT_UPDATE_GOLDEN=1`` to rewrite ``tests/golden/<block>.lp``.
 """
 
@@ -41,18 +47,49 @@ WITH = {
     "no_overlap_bigm": ["assignment", {"no_overlap": {"encoding": "bigm"}}],
     "memory": ["assignment", "memory"],
     "cuts": ["assignment", "precedence", "cuts"],
+    "channels": ["assignment", {"precedence": {"communication": True}}, "channels"],
+    "congestion": ["assignment", "precedence", "no_overlap", "channels", {"congestion": {"resource": "port"}}],
+}
+
+PORTS = {
+    "format": "schedkit/v1", "name": "ports",
+    "devices": [{"name": "gpu"}, {"name": "cpu"}],
+    "links": [{"src": "gpu", "dst": "cpu", "bandwidth": 2, "latency": 0.5}],
+    "tasks": [
+        {"name": "a", "durations": {"gpu": 1, "cpu": 3}, "pin": ["gpu"]},
+        {"name": "b", "durations": {"gpu": 5, "cpu": 1}},
+        {"name": "c", "durations": {"gpu": 5, "cpu": 1}},
+    ],
+    "edges": [{"src": "a", "dst": "b", "size": 4}, {"src": "a", "dst": "c", "size": 4}],
+}
+
+#: Blocks whose cases use an instance of their own: kind -> (data, feasible rows, infeasible rows).
+OWN = {
+    "congestion": (PORTS, [("a", "gpu", 0, 1), ("b", "gpu", 1, 6), ("c", "cpu", 3.5, 4.5)],
+                   [("a", "gpu", 0, 1), ("b", "cpu", 3.5, 4.5), ("c", "cpu", 4.5, 5.5)]),
 }
 
 
-def problem() -> Problem:
-    return Problem.from_dict(DATA)
+def problem(kind: str | None = None) -> Problem:
+    """The tiny instance (or the one block ``kind`` uses, see ``OWN``)."""
+    return Problem.from_dict(OWN[kind][0] if kind in OWN else DATA)
 
 
-def schedule(rows) -> Schedule:
+def schedule(rows, kind: str | None = None) -> Schedule:
     """A schedule from ``(task, device, start, end)`` rows, with the transfer rows they imply."""
-    return with_transfers(problem(), Schedule(problem="blocks", method="manual", status="heuristic",
-                                              tasks=[TaskRun(task=t, device=d, start=s, end=e)
-                                                     for t, d, s, e in rows]))
+    p = problem(kind)
+    return with_transfers(p, Schedule(problem=p.name, method="manual", status="heuristic",
+                                      tasks=[TaskRun(task=t, device=d, start=s, end=e)
+                                             for t, d, s, e in rows]))
+
+
+def cases(kind: str):
+    """``(problem, feasible schedule, infeasible schedule or None)`` of block ``kind``."""
+    if kind in OWN:
+        _, feasible, infeasible = OWN[kind]
+        return problem(kind), schedule(feasible, kind), schedule(infeasible, kind)
+    infeasible = INFEASIBLE.get(kind)
+    return problem(), schedule(OPTIMAL), None if infeasible is None else schedule(infeasible)
 
 
 OPTIMAL = [("a", "gpu", 0, 1), ("c", "gpu", 1, 2), ("b", "cpu", 3.5, 7.5)]
@@ -64,6 +101,8 @@ INFEASIBLE = {
     "precedence": [("a", "gpu", 0, 1), ("c", "gpu", 1, 2), ("b", "cpu", 1, 5)],
     "no_overlap": [("a", "gpu", 0, 1), ("c", "gpu", 1, 2), ("b", "gpu", 1.5, 3.5)],
     "memory": [("a", "gpu", 0, 1), ("c", "gpu", 1, 2), ("b", "gpu", 2, 4)],
+    # b starts when a ends: its transfer [1, 3.5) ends after b starts.
+    "channels": [("a", "gpu", 0, 1), ("c", "gpu", 1, 2), ("b", "cpu", 1, 5)],
 }
 
 
@@ -76,7 +115,7 @@ def block(kind):
 def check_golden(kind: str, tmp_path: Path) -> str:
     """Write the LP of the tiny instance under a formulation with ``kind`` and compare it."""
     formulation = Formulation.from_data({"blocks": WITH[kind]}, name=f"golden_{kind}")
-    built = formulation.build(problem())
+    built = formulation.build(problem(kind))
     out = tmp_path / f"{kind}.lp"
     write_model(built, out)
     text = out.read_text()

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from block_cases import INFEASIBLE, OPTIMAL, problem, schedule
+from block_cases import OPTIMAL, cases, problem, schedule
 
 from schedkit.blocks import BLOCKS
 from schedkit.testing import check_block
@@ -16,15 +16,16 @@ def builtin_blocks():
 
 
 def test_the_builtin_blocks_are_registered():
-    assert {"assignment", "placement", "precedence", "no_overlap", "memory", "cuts"} <= set(builtin_blocks())
+    assert {"assignment", "placement", "precedence", "no_overlap", "memory", "cuts", "channels",
+            "congestion"} <= set(builtin_blocks())
 
 
 @pytest.mark.parametrize("kind", builtin_blocks())
 def test_block_conformance(kind):
-    infeasible = INFEASIBLE.get(kind)
+    instance, feasible, infeasible = cases(kind)
     if BLOCKS.get(kind).role == "semantic":
         assert infeasible is not None, f"block_cases.INFEASIBLE has no case for '{kind}'"
-    check_block(kind, problem(), schedule(OPTIMAL), None if infeasible is None else schedule(infeasible))
+    check_block(kind, instance, feasible, infeasible)
 
 
 @pytest.mark.parametrize("kind", builtin_blocks())

@@ -11,6 +11,7 @@ from schedkit.milp.families.assignment import AssignmentFamily
 from schedkit.milp.families.timing import TimingFamily
 from schedkit.milp.families.makespan import MakespanFamily
 from schedkit.milp.families.order import OrderFamily
+from schedkit.milp.families.transfer import TransferFamily
 
 __all__ = ["FAMILIES", "Draft", "Family", "register_family", "AssignmentFamily", "TimingFamily",
-           "MakespanFamily", "OrderFamily"]
+           "MakespanFamily", "OrderFamily", "TransferFamily"]
