@@ -207,3 +207,19 @@ def block_from_data(data: str | dict | Block) -> Block:
     except ValidationError as exc:
         raise FormulationError(one_line(exc, params, prefix=f"block '{kind}'",
                                         extra="has no parameter '{key}'")) from None
+
+
+def placed_edges(problem, schedule):
+    """Every edge of ``problem`` as ``schedule`` places it, for the blocks' ``violations``.
+
+    Yields ``(size, a, b, u, v, moved)``: the edge's size, its source and consumer rows, their
+    device indices and the schedule's transfer row of the edge (``None`` when there is none).
+    The schedule's rows name every task (the structural checks run first).
+    """
+    rows = {r.task: r for r in schedule.tasks}
+    moved = {(t.src, t.dst): t for t in schedule.transfers}
+    for i, j, size in problem.edges:
+        a, b = rows[problem.tasks[i]], rows[problem.tasks[j]]
+        yield (size, a, b, problem.device_index[a.device], problem.device_index[b.device],
+               moved.get((a.task, b.task)))
+

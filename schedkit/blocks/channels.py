@@ -20,7 +20,7 @@ True
 
 from __future__ import annotations
 
-from schedkit.blocks.base import Block, register_block
+from schedkit.blocks.base import Block, placed_edges, register_block
 from schedkit.numerics import time_tolerance
 
 
@@ -69,15 +69,10 @@ repeat `precedence`; they let a transfer wait for a channel or a port (`congesti
     def violations(self, problem, schedule):
         out = []
         tol = time_tolerance(schedule.makespan)
-        rows = {r.task: r for r in schedule.tasks}
-        moved = {(t.src, t.dst): t for t in schedule.transfers}
-        for i, j, size in problem.edges:
-            a, b = rows[problem.tasks[i]], rows[problem.tasks[j]]
-            u, v = problem.device_index[a.device], problem.device_index[b.device]
+        for size, a, b, u, v, t in placed_edges(problem, schedule):
             if not problem.pair_allowed(size, u, v) or not problem.moves(size, u, v):
                 continue  # no transfer (or no link path: the precedence block names it)
             label = f"edge {a.task}->{b.task}"
-            t = moved.get((a.task, b.task))
             if t is None:
                 out.append(f"{label}: data moves {a.device}->{b.device} but the schedule has no transfer row")
                 continue

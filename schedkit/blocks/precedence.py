@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from schedkit.errors import FormulationError
 from schedkit.numerics import time_tolerance
-from schedkit.blocks.base import Block, register_block
+from schedkit.blocks.base import Block, placed_edges, register_block
 
 
 @register_block("precedence")
@@ -96,11 +96,7 @@ $x_{i,u} + x_{j,v} \le 1$.
     def violations(self, problem, schedule):
         out = []
         tol = time_tolerance(schedule.makespan)
-        rows = {r.task: r for r in schedule.tasks}
-        transfers = {(t.src, t.dst): t for t in schedule.transfers}
-        for i, j, size in problem.edges:
-            a, b = rows[problem.tasks[i]], rows[problem.tasks[j]]
-            u, v = problem.device_index[a.device], problem.device_index[b.device]
+        for size, a, b, u, v, moved in placed_edges(problem, schedule):
             if not problem.pair_allowed(size, u, v):
                 out.append(f"edge {a.task}->{b.task}: no link path from {a.device} to {b.device}")
                 continue
@@ -110,7 +106,6 @@ $x_{i,u} + x_{j,v} \le 1$.
                            f"before {a.end + delay:g} (end {a.end:g} + transfer {delay:g})")
             elif delay > 0:
                 # The data's journey is part of the schedule: a row that arrives in time.
-                moved = transfers.get((a.task, b.task))
                 if moved is None:
                     out.append(f"edge {a.task}->{b.task}: data moves {a.device}->{b.device} "
                                f"but the schedule has no transfer row for it")
