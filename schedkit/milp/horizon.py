@@ -35,10 +35,11 @@ def serial_horizon(problem: Problem) -> float:
 def choose_horizon(problem: Problem, blocks, warm=None):
     """``(horizon, schedule)``: the shortest candidate schedule that every block accepts.
 
-    Candidates are ``warm`` (when given) and list schedules by upward rank with
+    Candidates are ``warm`` (when given), list schedules by upward rank with
     earliest-finish device choice (transfers on channel and port timelines when the blocks
-    include ``congestion``). Without a valid candidate, the serial horizon
-    is returned with ``None``.
+    include ``congestion``) and every task on one device, for each device that may run them
+    all (nothing to transfer: under congestion, often hard to beat). Without a valid
+    candidate, the serial horizon is returned with ``None``.
     """
     candidates = [warm] if warm is not None else []
     resource = congestion_resource(blocks)
@@ -49,6 +50,16 @@ def choose_horizon(problem: Problem, blocks, warm=None):
         except ProblemError:
             continue
         candidates.append(to_schedule(problem, device_of, start, "horizon", transfers))
+    rank = upward_rank(problem, "min")
+    for d in range(len(problem.devices)):
+        if all(d in allowed for allowed in problem.allowed):
+            transfers = Transfers(problem, resource)
+            try:
+                device_of, start = list_schedule(problem, rank, device_of=[d] * len(problem.tasks),
+                                                 transfers=transfers)
+            except ProblemError:  # its memory cannot hold them all
+                continue
+            candidates.append(to_schedule(problem, device_of, start, "horizon", transfers))
     valid = [s for s in candidates if not violations(problem, s, blocks)]
     if not valid:
         return serial_horizon(problem), None
