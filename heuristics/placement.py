@@ -284,11 +284,12 @@ class Placer:
         p, linked, plan = self.p, self.p.linked, self.completion
         for i in self.units[u]:
             for q, size in p.preds[i]:
-                c = plan.get(self.unit_of[q])
+                # a neighbour already placed (a pinned one, say) counts as much as a planned one
+                c = self.device_of[q] if self.device_of[q] >= 0 else plan.get(self.unit_of[q])
                 if size and c is not None and self.unit_of[q] != u and not linked[c][d]:
                     return False
             for q, size in p.succs[i]:
-                c = plan.get(self.unit_of[q])
+                c = self.device_of[q] if self.device_of[q] >= 0 else plan.get(self.unit_of[q])
                 if size and c is not None and self.unit_of[q] != u and not linked[d][c]:
                     return False
         return True

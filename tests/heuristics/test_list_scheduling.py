@@ -64,3 +64,15 @@ def test_the_retry_keeps_a_collocation_group_on_a_device_all_its_tasks_may_use()
         s = solve(p, method)
         assert [(r.task, r.device) for r in s.tasks] == [("t0", "d1"), ("t1", "d1")]
         assert s.makespan == 6
+
+
+def test_the_retry_keeps_a_task_next_to_its_pinned_consumer_when_no_link_joins_them():
+    # t1 is as fast on d0 as on d1; its consumer t4 is pinned to d1 and no link joins d0 and d1.
+    p = Problem.from_dict({
+        "devices": [{"name": "d0"}, {"name": "d1"}],
+        "tasks": [{"name": "t0", "durations": {"d0": 1}}, {"name": "t1", "durations": {"d0": 1, "d1": 1}},
+                  {"name": "t4", "durations": {"d0": 1, "d1": 1}, "pin": ["d1"]}],
+        "edges": [{"src": "t1", "dst": "t4", "size": 1.0}]})
+    for method in ("heft", "met", "greedy"):
+        s = solve(p, method)
+        assert {r.task: r.device for r in s.tasks}["t1"] == "d1"
