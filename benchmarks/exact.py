@@ -1,71 +1,504 @@
-"""Exact solve times of the latency MILP on HiGHS, against proven optima.
+"""Exact solvers compared: HiGHS, CP-SAT and both raced (``auto``) on the ``milp`` method.
 
-Random heterogeneous DAGs (``schedkit.generators.erdos_renyi``, edge probability 0.2) of
-10-40 tasks on 3-4 devices, and the job shops ft06, la01-la05 (formulation ``jssp``).
-Prints status, makespan, bound, seconds and, per size, the median time.
+Every instance is solved by ``schedkit.solve(problem, "milp", formulation=F, solver=S,
+time_limit=T)`` once per solver ``S`` asked for (``highs``: HiGHS embedded; ``cpsat``:
+OR-Tools CP-SAT in a worker process; ``auto``: both raced, HiGHS in this process, CP-SAT
+beside it). The sets:
 
-    python benchmarks/exact.py [--sizes 10 20 30 40] [--seeds 5] [--time-limit 120]
-                               [--warm-start auto|none|heft] [--threads N] [--skip-jssp]
+``random``  Random ordered Erdos-Renyi DAGs with communication
+            (:func:`schedkit.generators.erdos_renyi` with its default ranges: work 1-10,
+            device slowness 0.5-2, noise 0.8-1.25, data size 1-10, bandwidth 2-10, every pair
+            of devices linked), edge probability 0.2 (``--edge-prob``; the value the earlier
+            version of this script used, so that its instances of these sizes are the same:
+            the 40-task, 4-device ``seed 3`` that :mod:`schedkit.milp.subsets` cites is
+            ``er40x4-s3`` with ``--seeds 4``), of 25, 30, 35 and 40 tasks on 3 and 4 devices,
+            seeds 0-2: the 24 instances ``erNxM-sK`` of the headline table. Then a smaller set of variants (``--no-variants`` skips it),
+            30 tasks on 3 devices, seeds 0-2, each in three forms: ``-mem`` (tasks get a
+            memory in 1-10, every device the capacity 1.25 x total memory / devices:
+            ``memory_slack=1.25``), ``-pin`` (every tenth task, ``t0``, ``t10``, ``t20``, is
+            pinned to one device, ``dev0``, ``dev1``, ``dev2`` in turn) and ``-mem+pin``
+            (both). Formulation ``latency``.
+``jobshop`` ft06, la01-la10 and ft10 (Fisher and Thompson 1963, Lawrence 1984) from
+            ``examples/NAME.json``; one missing there is converted at run time from
+            ``../shared/data/jssp/NAME`` (``schedkit.importers.convert("jssp", path)``) or,
+            failing that, skipped with a line saying so. Formulation ``jssp``; the gap to the
+            known optimum is printed (the optima are checked against that folder's README).
+            ft10 has its own time limit (``--ft10-time-limit``, 120 s).
+``moirai``  ``examples/moirai_example1.json`` and ``examples/googlenet_moirai.json``, formulation
+            ``moirai`` (transfers wait for device ports).
+``congestion`` The random instances of ``benchmarks/congestion.py`` (imported from it:
+            ``random_problem(12, seed, bus=False)``, 12 tasks on 3 devices of similar speed with
+            slow links, edge probability 0.25, seeds 0-2) under its ``latency+port``
+            formulation (``congestion: {resource: port}``).
+``twenty``  (``--twenty``) 20 tasks on 4 devices, seeds 0-4, as ``random`` otherwise.
 
-``--threads 1`` measures HiGHS alone; by default a second thread proves subset bounds
-beside it on a machine with two or more cores (:mod:`schedkit.milp.race`).
+Per set, a table of instance, solver, status, makespan, bound, gap to the bound (and the
+known optimum and the gap to it for job shops), wall-clock seconds of ``schedkit.solve``
+(warm start, model, solve and validation) and, for ``auto``, which solver proved
+optimality (read from the schedule's ``message``; ``HiGHS`` when it names no race: HiGHS
+finished before CP-SAT answered, or before CP-SAT started, a second after HiGHS). Then
+per solver: proven / instances, the median seconds (``statistics.median_low``; an
+unproven instance counts as the slowest) and the median over instances of the ratio of
+its seconds to those of ``cpsat`` alone (seconds as spent: an unproven instance counts at
+the time it ran, about the time limit). The issue's targets are printed beside the
+measured figures. Two proven optima of one instance that disagree (or one that disagrees
+with a job shop's known optimum) are marked ``!`` and make the script exit with status 1
+after it has printed everything.
+
+    python benchmarks/exact.py [--solver highs|cpsat|auto ...] [--time-limit 60] [--seeds 3]
+                               [--sets random jobshop moirai congestion] [--twenty]
+                               [--only PATTERN ...] [--json FILE]
+
+Progress goes to stderr (a line on a terminal, silent otherwise), tables to stdout.
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
+import json
+import math
+import re
 import statistics
 import sys
 import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
 
 import schedkit
+from schedkit import Problem, SchedkitError
 from schedkit.generators import erdos_renyi
+from schedkit.importers import convert
+from schedkit.milp.portfolio import choose_solver, cpsat_installed
+from schedkit.milp.race import default_threads
+from schedkit.progress import Progress
 
-JSSP_OPTIMA = {"ft06": 55, "la01": 666, "la02": 655, "la03": 597, "la04": 590, "la05": 593}
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = Path(__file__).resolve().parent
+SHARED_JSSP = ROOT.parent / "shared" / "data" / "jssp"
+
+SOLVERS = ("highs", "cpsat", "auto")
+SETS = ("random", "jobshop", "moirai", "congestion", "twenty")
+DEFAULT_SETS = ("random", "jobshop", "moirai", "congestion")
+
+#: Proven optimal makespans (Fisher and Thompson 1963, Lawrence 1984); checked at run time
+#: against the README of ``../shared/data/jssp`` when it is there.
+JSSP_OPTIMA = {"ft06": 55, "la01": 666, "la02": 655, "la03": 597, "la04": 590, "la05": 593,
+               "la06": 926, "la07": 890, "la08": 863, "la09": 951, "la10": 958, "ft10": 930}
+LAWRENCE = [f"la{k:02d}" for k in range(1, 11)]
+
+VARIANT_TASKS, VARIANT_DEVICES, MEMORY_SLACK, PIN_EVERY = 30, 3, 1.25, 10
+MOIRAI = {"moirai_example1": "examples/moirai_example1.json",
+          "googlenet_moirai": "examples/googlenet_moirai.json"}
+#: Relative difference below which two proven optima agree (the solvers' optimality gap is 1e-4).
+AGREE = 2e-4
 
 
-def run(problem, time_limit, formulation="latency", warm_start="auto", threads=None):
+@dataclass
+class Instance:
+    name: str
+    load: Callable[[], Problem]
+    formulation: object = "latency"
+    time_limit: float | None = None  # None: --time-limit
+    optimum: float | None = None
+
+
+@dataclass
+class Group:
+    """One table: its instances, the runs, what was skipped and the targets to print."""
+
+    key: str
+    title: str
+    instances: list[Instance] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    runs: list[dict] = field(default_factory=list)
+    summary: list[dict] = field(default_factory=list)
+    targets: list[dict] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------- instances
+
+def er_name(tasks: int, devices: int, seed: int, memory: bool = False, pin: bool = False) -> str:
+    """``er{tasks}x{devices}-s{seed}``, then ``-mem``, ``-pin`` or ``-mem+pin`` for a variant."""
+    suffix = "+".join(part for part, on in (("mem", memory), ("pin", pin)) if on)
+    return f"er{tasks}x{devices}-s{seed}" + (f"-{suffix}" if suffix else "")
+
+
+def er(tasks: int, devices: int, seed: int, edge_prob: float, memory: bool = False,
+       pin: bool = False) -> Problem:
+    """An Erdos-Renyi instance (see the module docstring), named by :func:`er_name`."""
+    name = er_name(tasks, devices, seed, memory, pin)
+    data = erdos_renyi(tasks, edge_prob, devices, seed=seed, name=name,
+                       memory_slack=MEMORY_SLACK if memory else None)
+    if pin:
+        for k, task in enumerate(data["tasks"]):
+            if k % PIN_EVERY == 0:
+                task["pin"] = [f"dev{(k // PIN_EVERY) % devices}"]
+    return Problem.from_dict(data)
+
+
+def random_groups(args) -> list[Group]:
+    head = Group("random", f"random: Erdos-Renyi DAGs, edge probability {args.edge_prob:g}, "
+                           f"{'/'.join(map(str, args.sizes))} tasks x {'/'.join(map(str, args.devices))} "
+                           f"devices, seeds 0-{args.seeds - 1}; formulation latency")
+    for n in args.sizes:
+        for m in args.devices:
+            for seed in range(args.seeds):
+                head.instances.append(Instance(er_name(n, m, seed),
+                                               lambda n=n, m=m, s=seed: er(n, m, s, args.edge_prob)))
+    groups = [head]
+    if not args.no_variants:
+        variants = Group("random-variants",
+                         f"random variants: {VARIANT_TASKS} tasks x {VARIANT_DEVICES} devices, seeds "
+                         f"0-{args.seeds - 1}, with memory (slack {MEMORY_SLACK:g}), with every "
+                         f"{PIN_EVERY}th task pinned, and both; formulation latency")
+        for seed in range(args.seeds):
+            for memory, pin in ((True, False), (False, True), (True, True)):
+                variants.instances.append(Instance(
+                    er_name(VARIANT_TASKS, VARIANT_DEVICES, seed, memory, pin),
+                    lambda s=seed, mem=memory, p=pin: er(VARIANT_TASKS, VARIANT_DEVICES, s, args.edge_prob,
+                                                         memory=mem, pin=p)))
+        groups.append(variants)
+    return groups
+
+
+def twenty_group(args) -> Group:
+    group = Group("twenty", f"twenty: Erdos-Renyi DAGs of 20 tasks x 4 devices, edge probability "
+                            f"{args.edge_prob:g}, seeds 0-{args.twenty_seeds - 1}; formulation latency")
+    for seed in range(args.twenty_seeds):
+        group.instances.append(Instance(er_name(20, 4, seed), lambda s=seed: er(20, 4, s, args.edge_prob)))
+    return group
+
+
+def readme_optima() -> dict[str, int] | None:
+    """The optima in the table of ``../shared/data/jssp/README.md`` (``None``: no README)."""
+    readme = SHARED_JSSP / "README.md"
+    if not readme.is_file():
+        return None
+    found = {}
+    for line in readme.read_text().splitlines():
+        match = re.match(r"\|\s*(\w+)\s*\|\s*\d+\s*x\s*\d+\s*\|\s*(\d+)\s*\|", line)
+        if match:
+            found[match.group(1)] = int(match.group(2))
+    return found
+
+
+def jobshop_group(args) -> Group:
+    group = Group("jobshop", f"jobshop: formulation jssp; gap to the known optimum; ft10 time limit "
+                             f"{args.ft10_time_limit:g} s")
+    for name in ["ft06", *LAWRENCE, "ft10"]:
+        shipped = ROOT / "examples" / f"{name}.json"
+        shared = SHARED_JSSP / name
+        if shipped.is_file():
+            load = lambda path=shipped: Problem.load(path)
+        elif shared.is_file():
+            load = lambda path=shared: Problem.from_dict(convert("jssp", path))
+        else:
+            group.skipped.append(f"{name}: neither examples/{name}.json nor {shared} exists")
+            continue
+        group.instances.append(Instance(name, load, "jssp", args.ft10_time_limit if name == "ft10" else None,
+                                        JSSP_OPTIMA[name]))
+    return group
+
+
+def moirai_group(args) -> Group:
+    group = Group("moirai", "moirai: the MOIRAI examples; formulation moirai (transfers wait for ports)")
+    for name, path in MOIRAI.items():
+        if (ROOT / path).is_file():
+            group.instances.append(Instance(name, lambda p=ROOT / path: Problem.load(p), "moirai"))
+        else:
+            group.skipped.append(f"{name}: {path} does not exist")
+    return group
+
+
+def congestion_group(args) -> Group:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from congestion import congestion, random_problem  # benchmarks/congestion.py
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    group = Group("congestion", "congestion: benchmarks/congestion.py's random DAGs, 12 tasks x 3 devices, "
+                                f"seeds 0-{args.seeds - 1}; formulation latency+port")
+    for seed in range(args.seeds):
+        group.instances.append(Instance(f"er12-s{seed}", lambda s=seed: random_problem(12, s, bus=False),
+                                        congestion("port")))
+    return group
+
+
+# ---------------------------------------------------------------------------- solving
+
+def proved_by(schedule) -> str:
+    """Who proved an ``auto`` solve optimal, from its message."""
+    if schedule.status != "optimal":
+        return "-"
+    message = schedule.message or ""
+    match = re.search(r"proved optimal by ([A-Za-z\- ]+?)(?:;|$)", message)
+    if match:
+        return match.group(1).replace("HiGHS and CP-SAT", "both")
+    if "their bounds meet" in message:
+        return "bounds meet"
+    if "CP-SAT alone" in message:
+        return "CP-SAT alone"
+    if "CP-SAT" not in message:
+        return "HiGHS"  # no race in the message: HiGHS finished before CP-SAT answered
+    return "?"
+
+
+def solve_one(problem: Problem, instance: Instance, solver: str, args) -> dict:
+    limit = instance.time_limit if instance.time_limit is not None else args.time_limit
+    options = {"formulation": instance.formulation, "solver": solver, "time_limit": limit,
+               "warm_start": args.warm_start}
+    if args.threads is not None:
+        options["threads"] = args.threads
     began = time.perf_counter()
-    schedule = schedkit.solve(problem, "milp", formulation=formulation, time_limit=time_limit,
-                              warm_start=warm_start, threads=threads)
-    return schedule, time.perf_counter() - began
+    try:
+        schedule = schedkit.solve(problem, "milp", **options)
+    except SchedkitError as exc:
+        return {"instance": instance.name, "solver": solver, "status": "error", "makespan": None,
+                "bound": None, "gap": None, "optimum": instance.optimum, "gap_to_optimum": None,
+                "seconds": time.perf_counter() - began, "time_limit": limit,
+                "message": str(exc).splitlines()[0], "proved_by": "-"}
+    seconds = time.perf_counter() - began
+    makespan, bound = schedule.makespan, schedule.bound
+    return {"instance": instance.name, "solver": solver, "status": schedule.status, "makespan": makespan,
+            "bound": bound, "gap": (makespan - bound) / makespan if makespan and bound is not None else None,
+            "optimum": instance.optimum,
+            "gap_to_optimum": (makespan - instance.optimum) / instance.optimum
+            if makespan is not None and instance.optimum else None,
+            "seconds": seconds, "solve_seconds": schedule.solve_seconds, "time_limit": limit,
+            "message": schedule.message, "proved_by": proved_by(schedule) if solver == "auto" else "-",
+            "tasks": len(problem.tasks), "devices": len(problem.devices), "edges": len(problem.edges)}
 
+
+def disagreements(runs: list[dict], optimum: float | None) -> list[str]:
+    """Why the proven optima of one instance cannot all be right (empty: they agree)."""
+    proven = [r for r in runs if r["status"] == "optimal"]
+    values = [r["makespan"] for r in proven] + ([optimum] if optimum is not None and proven else [])
+    if values and max(values) - min(values) > AGREE * max(abs(v) for v in values):
+        return [f"{runs[0]['instance']}: proven " + ", ".join(f"{r['solver']} {r['makespan']:.6g}" for r in proven)
+                + (f", known optimum {optimum:g}" if optimum is not None else "")]
+    return []
+
+
+def number(value, width: int, spec: str = ".6g") -> str:
+    return f"{'-':>{width}}" if value is None else f"{value:>{width}{spec}}"
+
+
+def percent(value, width: int = 7) -> str:
+    return f"{'-':>{width}}" if value is None else f"{100 * value:>{width - 1}.2f}%"
+
+
+def run_group(group: Group, solvers: list[str], args, problems: list[str]) -> None:
+    print(f"\n{group.title}")
+    for line in group.skipped:
+        print(f"  skipped: {line}")
+    if not group.instances:
+        print("  (no instance)")
+        return
+    jobshop = group.key == "jobshop"
+    header = (f"{'instance':<22} {'solver':<6} {'status':<11} {'makespan':>10} {'bound':>10} {'gap':>7}"
+              + (f" {'optimum':>8} {'to opt':>7}" if jobshop else "") + f" {'seconds':>8}  proved by")
+    print(header)
+    with Progress(len(group.instances) * len(solvers), group.key) as bar:
+        for instance in group.instances:
+            try:
+                problem = instance.load()
+            except SchedkitError as exc:
+                bar.update(bar.done + len(solvers))
+                bar.close()
+                group.skipped.append(f"{instance.name}: {str(exc).splitlines()[0]}")
+                print(f"{instance.name:<22} skipped: {str(exc).splitlines()[0]}")
+                continue
+            runs = []
+            for solver in solvers:
+                bar.update(bar.done, note=f"{instance.name} {solver}")
+                run = solve_one(problem, instance, solver, args)
+                bar.update()
+                runs.append(run)
+            wrong = disagreements(runs, instance.optimum)
+            problems.extend(wrong)
+            bar.close()
+            for run in runs:
+                run["disagrees"] = bool(wrong) and run["status"] == "optimal"
+                print(f"{run['instance']:<22} {run['solver']:<6} {run['status']:<11} "
+                      f"{number(run['makespan'], 10)} {number(run['bound'], 10)} {percent(run['gap'])}"
+                      + (f" {number(run['optimum'], 8, 'g')} {percent(run['gap_to_optimum'])}"
+                         if jobshop else "")
+                      + f" {run['seconds']:>8.2f}  {run['proved_by']}" + (" !" if run["disagrees"] else "")
+                      + (f"  ({run['message']})" if run["status"] == "error" else ""), flush=True)
+            group.runs.extend(runs)
+
+
+# ---------------------------------------------------------------------------- summary
+
+def median_proven(runs: list[dict]) -> float:
+    """Median seconds, an unproven instance counting as the slowest (``math.inf``)."""
+    spent = [r["seconds"] if r["status"] == "optimal" else math.inf for r in runs]
+    return statistics.median_low(spent) if spent else math.nan
+
+
+def shown_seconds(value: float, limit: str) -> str:
+    if value == math.inf:
+        return f"> {limit}"
+    return "-" if math.isnan(value) else f"{value:.2f}"
+
+
+def summarise(group: Group, solvers: list[str], args) -> None:
+    if not group.runs:
+        return
+    by = {(r["instance"], r["solver"]): r for r in group.runs}
+    names = list(dict.fromkeys(r["instance"] for r in group.runs))
+    limits = sorted({r["time_limit"] for r in group.runs})
+    limit = "/".join(f"{v:g}" for v in limits) + " s"
+    print(f"summary of {group.key}: proven / instances, median seconds (an unproven instance counts "
+          f"as the slowest), median per-instance ratio of seconds to cpsat alone (seconds as spent)")
+    print(f"  {'solver':<6} {'proven':>9} {'median s':>10} {'vs cpsat':>9}")
+    for solver in solvers:
+        runs = [by[(n, solver)] for n in names if (n, solver) in by]
+        proven = sum(r["status"] == "optimal" for r in runs)
+        median = median_proven(runs)
+        ratios = [by[(n, solver)]["seconds"] / by[(n, "cpsat")]["seconds"] for n in names
+                  if solver != "cpsat" and (n, solver) in by and (n, "cpsat") in by
+                  and by[(n, "cpsat")]["status"] != "error" and by[(n, solver)]["status"] != "error"
+                  and by[(n, "cpsat")]["seconds"] > 0]
+        ratio = statistics.median(ratios) if ratios else None
+        group.summary.append({"solver": solver, "proven": proven, "instances": len(runs),
+                              "median_seconds": None if median == math.inf or math.isnan(median) else median,
+                              "median_unproven": median == math.inf, "median_ratio_to_cpsat": ratio,
+                              "ratios_to_cpsat": ratios})
+        print(f"  {solver:<6} {f'{proven}/{len(runs)}':>9} {shown_seconds(median, limit):>10} "
+              f"{'-' if ratio is None else f'{ratio:.2f}x':>9}")
+    for target in targets(group, by, names, solvers):
+        group.targets.append(target)
+        print(f"  target: {target['target']}\n          measured: {target['measured']}")
+
+
+def targets(group: Group, by: dict, names: list[str], solvers: list[str]) -> list[dict]:
+    stats = {s["solver"]: s for s in group.summary}
+    found = []
+    if group.key == "random":
+        if "auto" in stats and "cpsat" in stats:
+            auto, cp = stats["auto"], stats["cpsat"]
+            ratio = auto["median_ratio_to_cpsat"]
+            measured = (f"auto proves {auto['proven']}/{auto['instances']}, cpsat {cp['proven']}/{cp['instances']}; "
+                        f"median ratio auto/cpsat {'-' if ratio is None else f'{ratio:.2f}x'}")
+        else:
+            measured = "needs --solver auto and --solver cpsat"
+        found.append({"target": "auto proves at least as many of the 24 random instances as CP-SAT alone, "
+                                "median time within 1.3x of CP-SAT alone", "measured": measured})
+    elif group.key == "jobshop":
+        parts = []
+        for solver in solvers:
+            lawrence = [by[(n, solver)] for n in LAWRENCE if (n, solver) in by]
+            fast = sum(r["status"] == "optimal" and r["seconds"] <= 10 for r in lawrence)
+            slowest = max((r["seconds"] for r in lawrence), default=None)
+            ft10 = by.get(("ft10", solver))
+            parts.append(f"{solver}: la01-la10 " + (f"{fast}/{len(lawrence)} proven within 10 s (slowest "
+                                                     f"{slowest:.2f} s)" if lawrence else "not run")
+                         + (f", ft10 {ft10['status']} in {ft10['seconds']:.2f} s" if ft10 else ", ft10 not run"))
+        found.append({"target": "la01-la10 each proven within 10 s; ft10 proven within 120 s",
+                      "measured": "; ".join(parts)})
+    elif group.key == "twenty":
+        auto = stats.get("auto")
+        if auto:
+            median = auto["median_seconds"]
+            measured = (f"auto median {'> time limit (unproven)' if auto['median_unproven'] else f'{median:.2f} s'}"
+                        f" over {auto['instances']} instances")
+        else:
+            measured = "needs --solver auto"
+        found.append({"target": "20x4 random median at or below 1 s with auto", "measured": measured})
+    return found
+
+
+# ---------------------------------------------------------------------------- main
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10, 20, 30, 40])
-    parser.add_argument("--devices", type=int, nargs="+", default=[3, 4])
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--edge-prob", type=float, default=0.2)
-    parser.add_argument("--time-limit", type=float, default=120)
-    parser.add_argument("--warm-start", default="auto")
-    parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--skip-jssp", action="store_true")
-    parser.add_argument("--skip-random", action="store_true")
+    parser.add_argument("--solver", action="append", choices=SOLVERS,
+                        help="a solver to measure; give it several times (default: highs, cpsat and auto)")
+    parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve (default 60)")
+    parser.add_argument("--ft10-time-limit", type=float, default=120.0,
+                        help="seconds for ft10, whose target is 120 s (default 120)")
+    parser.add_argument("--seeds", type=int, default=3,
+                        help="seeds per random size, variant and congestion instance (default 3)")
+    parser.add_argument("--sets", nargs="+", choices=SETS, default=list(DEFAULT_SETS),
+                        help="instance sets (default: random jobshop moirai congestion)")
+    parser.add_argument("--twenty", action="store_true", help="also the 20 tasks x 4 devices set")
+    parser.add_argument("--twenty-seeds", type=int, default=5, help="seeds of --twenty (default 5)")
+    parser.add_argument("--only", nargs="+", metavar="PATTERN",
+                        help="only the instances whose name matches a pattern (fnmatch: ft06, 'la0*', "
+                             "'er25x3-*')")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[25, 30, 35, 40],
+                        help="tasks of the random set (default 25 30 35 40)")
+    parser.add_argument("--devices", type=int, nargs="+", default=[3, 4],
+                        help="devices of the random set (default 3 4)")
+    parser.add_argument("--edge-prob", type=float, default=0.2,
+                        help="edge probability of the random sets (default 0.2)")
+    parser.add_argument("--no-variants", action="store_true",
+                        help="skip the memory and pinning variants of the random set")
+    parser.add_argument("--warm-start", default="auto", help="passed to the milp method (default auto)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="passed to the milp method (default: its own; auto needs 2 to race)")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write every figure to this file")
     args = parser.parse_args()
-    if not args.skip_random:
-        print(f"{'instance':>14} {'status':>9} {'makespan':>10} {'bound':>10} {'seconds':>8}")
-        for n in args.sizes:
-            for m in args.devices:
-                times = []
-                for seed in range(args.seeds):
-                    data = erdos_renyi(tasks=n, edge_prob=args.edge_prob, devices=m, seed=seed)
-                    problem = schedkit.Problem.from_dict(data)
-                    s, seconds = run(problem, args.time_limit, warm_start=args.warm_start, threads=args.threads)
-                    times.append(seconds)
-                    print(f"{f'er{n}x{m}-s{seed}':>14} {s.status:>9} {s.makespan:>10.4f} "
-                          f"{s.bound or 0:>10.4f} {seconds:>8.2f}", flush=True)
-                print(f"{f'{n}x{m}':>14} median {statistics.median(times):.2f} s over {len(times)} "
-                      f"(time limit {args.time_limit:g} s)", flush=True)
-    if not args.skip_jssp:
-        print(f"{'job shop':>14} {'status':>9} {'makespan':>10} {'optimum':>10} {'seconds':>8}")
-        for name, optimum in JSSP_OPTIMA.items():
-            problem = schedkit.Problem.load(f"examples/{name}.json")
-            s, seconds = run(problem, args.time_limit, formulation="jssp", warm_start=args.warm_start,
-                              threads=args.threads)
-            print(f"{name:>14} {s.status:>9} {s.makespan:>10g} {optimum:>10} {seconds:>8.2f}", flush=True)
-            if s.status == "optimal" and abs(s.makespan - optimum) > 1e-6:
-                sys.exit(f"{name}: proven {s.makespan}, literature optimum {optimum}")
+    solvers = list(dict.fromkeys(args.solver or SOLVERS))
+    wanted = list(dict.fromkeys(args.sets + (["twenty"] if args.twenty else [])))
+
+    threads = args.threads or default_threads()
+    meaning = choose_solver("auto", threads)
+    print(f"solvers {', '.join(solvers)}; time limit {args.time_limit:g} s; OR-Tools "
+          f"{'installed' if cpsat_installed() else 'not installed'}; {threads} thread(s): auto "
+          + ("races HiGHS and CP-SAT" if meaning == "auto" else "means HiGHS alone"))
+    optima_note = None
+    if "jobshop" in wanted:
+        readme = readme_optima()
+        if readme is None:
+            optima_note = f"known optima not checked: no {SHARED_JSSP / 'README.md'}"
+        else:
+            differ = [f"{n} {v} here, {readme[n]} there" for n, v in JSSP_OPTIMA.items()
+                      if n in readme and readme[n] != v]
+            missing = [n for n in JSSP_OPTIMA if n not in readme]
+            optima_note = ("known optima agree with ../shared/data/jssp/README.md" if not differ else
+                           "known optima DIFFER from ../shared/data/jssp/README.md: " + "; ".join(differ)) \
+                + (f" (not listed there: {', '.join(missing)})" if missing else "")
+        print(optima_note)
+
+    builders = {"random": random_groups, "jobshop": lambda a: [jobshop_group(a)],
+                "moirai": lambda a: [moirai_group(a)], "congestion": lambda a: [congestion_group(a)],
+                "twenty": lambda a: [twenty_group(a)]}
+    groups = [group for key in wanted for group in builders[key](args)]
+    if args.only:
+        for group in groups:
+            group.instances = [i for i in group.instances
+                               if any(fnmatch.fnmatchcase(i.name, p) for p in args.only)]
+            group.skipped = [s for s in group.skipped
+                             if any(fnmatch.fnmatchcase(s.split(":")[0], p) for p in args.only)]
+        groups = [g for g in groups if g.instances or g.skipped]
+
+    problems: list[str] = []
+    for group in groups:
+        run_group(group, solvers, args, problems)
+        summarise(group, solvers, args)
+    if problems:
+        print("\nproven optima that disagree:")
+        for line in problems:
+            print(f"  {line}")
+
+    if args.json:
+        figures = {"settings": {"solvers": solvers, "time_limit": args.time_limit,
+                                "ft10_time_limit": args.ft10_time_limit, "seeds": args.seeds,
+                                "sets": wanted, "only": args.only, "sizes": args.sizes, "devices": args.devices,
+                                "edge_prob": args.edge_prob, "variants": not args.no_variants,
+                                "twenty_seeds": args.twenty_seeds, "warm_start": args.warm_start,
+                                "threads": threads, "auto_means": meaning, "ortools": cpsat_installed()},
+                   "jssp_optima": JSSP_OPTIMA, "jssp_optima_check": optima_note,
+                   "sets": {g.key: {"title": g.title, "skipped": g.skipped, "runs": g.runs,
+                                    "summary": g.summary, "targets": g.targets} for g in groups},
+                   "disagreements": problems}
+        args.json.write_text(json.dumps(figures, indent=1, default=str) + "\n")
+    if problems:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,9 @@ OPTIMAL_GAP = 1e-4
 IMPROVEMENT = 1e-9
 #: Absolute slack of a task fitting an idle gap on a timeline.
 GAP_SLACK = 1e-12
+#: Relative distance from an integer within which a scaled value counts as whole (CP-SAT's
+#: integer times and memory).
+WHOLE_TOL = 1e-9
 
 
 def time_tolerance(scale: float | None) -> float:
@@ -53,6 +56,26 @@ def bound_slack(horizon: float) -> float:
 def fits(used: float, capacity: float) -> bool:
     """Whether ``used`` fits in ``capacity`` (``math.inf``: unlimited)."""
     return used <= capacity * (1 + CAPACITY_SLACK) + CAPACITY_SLACK
+
+
+def is_whole(value: float) -> bool:
+    """Whether ``value`` is an integer, within :data:`WHOLE_TOL`."""
+    return abs(value - round(value)) <= WHOLE_TOL * max(1.0, abs(value))
+
+
+def whole_units(values, largest: int = 10**6) -> int:
+    """The least power of ten ``u <= largest`` that makes every ``value * u`` whole
+    (``largest`` when none does: the caller rounds the safe way).
+
+    Examples
+    --------
+    >>> whole_units([2, 0.5, 1.25]), whole_units([1 / 3], largest=100)
+    (100, 100)
+    """
+    unit = 1
+    while unit < largest and not all(is_whole(v * unit) for v in values):
+        unit *= 10
+    return unit
 
 
 def closed(objective: float | None, bound: float | None, tolerance: float = SOLVER_TOL) -> bool:

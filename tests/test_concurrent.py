@@ -32,7 +32,7 @@ def test_an_offer_is_taken_once_and_only_when_better():
 def test_one_and_two_threads_prove_the_same_optimum(seed):
     problem = schedkit.Problem.from_dict(erdos_renyi(tasks=14, edge_prob=0.25, devices=3, seed=seed))
     alone = schedkit.solve(problem, "milp", threads=1)
-    beside = schedkit.solve(problem, "milp", threads=2)
+    beside = schedkit.solve(problem, "milp", threads=2, solver="highs")
     assert alone.status == beside.status == "optimal"
     assert beside.makespan == pytest.approx(alone.makespan, rel=1e-4)
     assert beside.bound <= beside.makespan + 1e-9
@@ -47,7 +47,7 @@ def test_an_error_in_the_helper_reaches_the_caller(monkeypatch):
     monkeypatch.setattr(schedkit.milp.subsets, "subset_bounds", broken)
     problem = schedkit.Problem.from_dict(erdos_renyi(tasks=12, edge_prob=0.25, devices=3, seed=0))
     with pytest.raises(RuntimeError, match="helper broke"):
-        schedkit.solve(problem, "milp", threads=2)
+        schedkit.solve(problem, "milp", threads=2, solver="highs")
 
 
 def test_threads_must_be_positive():

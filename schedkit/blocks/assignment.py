@@ -31,6 +31,11 @@ $$\mathit{end}_i = \mathit{start}_i + \sum_{d \in D_i} p_{i,d}\, x_{i,d}$$
                 blk.add("one_device", (p.tasks[i],), [x.col(i, d) for d in p.allowed[i]],
                         [1.0] * len(p.allowed[i]), 1.0, 1.0)
 
+    def build_cp(self, cp):
+        for on in cp.on:
+            if len(on) > 1:
+                cp.model.AddExactlyOne(on.values())
+
     def estimate(self, problem):
         return sum(len(a) for a in problem.allowed if len(a) > 1)
 

@@ -129,6 +129,15 @@ class Block(BaseModel):
         """Add this block's constraints to ``blk``: a ``pyo.Block``, or a :class:`RowSink` (``builds_rows``)."""
         raise NotImplementedError(f"block '{self.kind}' does not implement build()")
 
+    def build_cp(self, cp) -> None:
+        """Add this block's meaning to a CP-SAT model (``cp``: a
+        :class:`~schedkit.milp.cpsat.context.CpContext`, in the CP-SAT worker process).
+
+        A block without this form cannot be solved with ``--solver cpsat``; :func:`has_cp_form`
+        says so before any model is built.
+        """
+        raise NotImplementedError(f"block '{self.kind}' has no CP-SAT form")
+
     def violations(self, problem, schedule) -> list[str]:
         """Messages for every way ``schedule`` breaks this block (empty when it holds)."""
         raise NotImplementedError(f"block '{self.kind}' does not implement violations()")
@@ -222,4 +231,17 @@ def placed_edges(problem, schedule):
         a, b = rows[problem.tasks[i]], rows[problem.tasks[j]]
         yield (size, a, b, problem.device_index[a.device], problem.device_index[b.device],
                moved.get((a.task, b.task)))
+
+
+def has_cp_form(block: Block) -> bool:
+    """Whether ``block`` means anything to CP-SAT that it must be told: a semantic or symmetry
+    block with a :meth:`Block.build_cp` of its own (cuts are the MILP's business), or a cut.
+
+    Examples
+    --------
+    >>> from schedkit.blocks import NoOverlap, Cuts
+    >>> has_cp_form(NoOverlap()), has_cp_form(Cuts())
+    (True, True)
+    """
+    return block.role == "cut" or type(block).build_cp is not Block.build_cp
 

@@ -58,6 +58,10 @@ repeat `precedence`; they let a transfer wait for a channel or a port (`congesti
             blk.add("arrive", (p.tasks[i], p.tasks[j]), [timing.start_col(j), tr.end_col(k)], [1.0, -1.0],
                     lower=0.0)
 
+    def build_cp(self, cp):
+        for transfer in cp.transfers():
+            cp.model.Add(cp.start[transfer.edge[1]] >= transfer.end)
+
     def estimate(self, problem):
         total = 0
         for i, j, size in problem.edges:

@@ -103,6 +103,17 @@ heads and tails: no fixed constant.
                     blk.add("disjunct", (*names[k], *names[l], name, tag), row_cols,
                             [coefs[c] for c in row_cols], lower=rhs)
 
+    def build_cp(self, cp):
+        p = cp.problem
+        holders: dict[str, list] = {}
+        for transfer in cp.transfers():
+            for (u, v), (_, interval) in transfer.pairs.items():
+                for name in p.occupies(u, v, self.resource):
+                    holders.setdefault(name, []).append(interval)
+        for name in sorted(holders):
+            if len(holders[name]) > 1:
+                cp.model.AddNoOverlap(holders[name])
+
     def _held(self, p, pairs) -> list[dict[str, set[tuple[int, int]]]]:
         """For each transfer, the resources it may hold and the device pairs that hold each."""
         out = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from schedkit.blocks.base import Block, register_block
-from schedkit.numerics import fits
+from schedkit.numerics import fits, is_whole, whole_units
 
 
 @register_block("memory")
@@ -40,6 +40,21 @@ Devices whose capacity holds every task that may run there get no row.
             flexible = [i for i in users if len(p.allowed[i]) > 1]
             blk.add("capacity", (p.devices[d],), [x.col(i, d) for i in flexible],
                     [p.task_memory[i] for i in flexible], upper=cap - fixed)
+
+    def build_cp(self, cp):
+        p = cp.problem
+        for d, cap in enumerate(p.device_memory):
+            users = [i for i in range(len(p.tasks)) if d in p.allowed[i] and p.task_memory[i] > 0]
+            if math.isinf(cap) or sum(p.task_memory[i] for i in users) <= cap:
+                continue
+            # CP-SAT wants integers: memory in the units that make every amount whole
+            # (rounded the safe way, task memory up and capacity down, when none does).
+            amounts = [p.task_memory[i] for i in users] + [cap]
+            unit = whole_units(amounts)
+            if not all(is_whole(a * unit) for a in amounts):
+                cp.rounded.append(f"memory of device {p.devices[d]}")
+            cp.model.Add(sum(math.ceil(p.task_memory[i] * unit - 1e-9) * cp.on[i][d] for i in users)
+                         <= math.floor(cap * unit + 1e-9))
 
     def estimate(self, problem):
         return sum(len(a) for a in problem.allowed) if self.applies_to(problem) else 0

@@ -117,6 +117,12 @@ into constants.
                             rhs -= m
                     blk.add("disjunct", (ti, tj, p.devices[d], tag), cols, coefs, lower=rhs)
 
+    def build_cp(self, cp):
+        for d in range(len(cp.problem.devices)):
+            intervals = [interval[d] for interval in cp.interval if d in interval]
+            if len(intervals) > 1:
+                cp.model.AddNoOverlap(intervals)
+
     def estimate(self, problem):
         from schedkit.problem.pairs import open_pairs
 

@@ -50,6 +50,21 @@ $$x_{i,d} = x_{g,d} \qquad \forall i \in G \setminus \{g\},\ d \in D_i \cup D_g$
                     if cols:
                         blk.add("colocate", (p.tasks[i], p.devices[d]), cols, coefs, rhs, rhs)
 
+    def build_cp(self, cp):
+        p = cp.problem
+        for group, members in p.colocate_groups.items():
+            first = members[0]
+            for i in members[1:]:
+                if not set(p.allowed[i]) & set(p.allowed[first]):
+                    raise ProblemError(f"collocation group '{group}': tasks '{p.tasks[first]}' and "
+                                       f"'{p.tasks[i]}' share no device")
+                for d in sorted(set(p.allowed[i]) | set(p.allowed[first])):
+                    a, b = cp.on[i].get(d), cp.on[first].get(d)
+                    if a is None or b is None:
+                        cp.model.Add((b if a is None else a) == 0)
+                    else:
+                        cp.model.Add(a == b)
+
     def estimate(self, problem):
         return sum(2 * len(problem.allowed[i]) for members in problem.colocate_groups.values() for i in members)
 

@@ -84,6 +84,20 @@ $x_{i,u} + x_{j,v} \le 1$.
                             cols.append(col)
                     blk.add("delay", (ti, tj, f"{side}_{p.devices[a]}"), cols, coefs, lower=rhs)
 
+    def build_cp(self, cp):
+        p, model = cp.problem, cp.model
+        for i, j, size in p.edges:
+            model.Add(cp.start[j] >= cp.end[i])
+            if size == 0:
+                continue
+            for u, on_u in cp.on[i].items():
+                for v, on_v in cp.on[j].items():
+                    if not p.pair_allowed(size, u, v):
+                        model.AddBoolOr([on_u.Not(), on_v.Not()])
+                    elif self.communication and p.moves(size, u, v):
+                        delay = cp.ticks.up(p.comm_time(size, u, v))
+                        model.Add(cp.start[j] >= cp.end[i] + delay).OnlyEnforceIf([on_u, on_v])
+
     def estimate(self, problem):
         total = 0
         for i, j, size in problem.edges:

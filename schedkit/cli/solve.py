@@ -142,8 +142,8 @@ def field_help(options: type, name: str) -> str:
     Examples
     --------
     >>> from schedkit.milp import MilpOptions
-    >>> field_help(MilpOptions, "solver")
-    'highs (embedded) or any Pyomo solver name.'
+    >>> field_help(MilpOptions, "gap")
+    'Relative MIP gap at which the solver may stop.'
     """
     text = options.model_fields[name].description or attribute_docs(options).get(name)
     return _first_sentence(text) if text else ""

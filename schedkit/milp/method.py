@@ -7,8 +7,10 @@ from pathlib import Path
 
 from pydantic import Field, field_validator
 
-from schedkit.errors import FormulationError, OptionError, ProblemError, SchedkitError
+from schedkit.errors import FormulationError, OptionError, ProblemError, SchedkitError, SolverError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method, solve
+from schedkit.milp.cpsat.solve import EXTRA, require_cpsat
+from schedkit.milp.portfolio import choose_solver, combine, cp_beside, cpsat_installed, solve_cpsat
 from schedkit.milp.race import deadline_after, default_threads
 from schedkit.problem import Problem
 from schedkit.progress import silenced
@@ -21,8 +23,10 @@ class MilpOptions(MethodOptions):
 
     formulation: str = Field("latency", json_schema_extra={"flag": "-f"})
     """A preset name or a YAML/JSON formulation file."""
-    solver: str = "highs"
-    """``highs`` (embedded) or any Pyomo solver name."""
+    solver: str = "auto"
+    """``highs`` (embedded), ``cpsat`` (OR-Tools CP-SAT in a worker process, extra ``cpsat``),
+    ``auto`` (both raced, see :mod:`schedkit.milp.portfolio`, where OR-Tools is installed and
+    two threads are allowed, else ``highs``) or any Pyomo solver name."""
     time_limit: float | None = None
     """Seconds before the solver stops (the status is then ``feasible`` or ``no_solution``)."""
     gap: float | None = None
@@ -48,6 +52,9 @@ class MilpOptions(MethodOptions):
     of device, 0.15 s per such task, at most 30 s and at most a third of ``time_limit``,
     stopping early after 8 rounds without improvement (smaller problems go straight to the
     exact solve, which searches them better). ``0`` turns it off; so does ``warm_start: none``."""
+    seed: int = 0
+    """Random seed of CP-SAT (``cpsat``, ``auto``): with one thread and no time limit, the same
+    schedule on every run."""
 
     @field_validator("threads")
     @classmethod
@@ -91,7 +98,11 @@ class Milp(Method):
         except SchedkitError as exc:
             raise OptionError("formulation", str(exc)) from None
         try:
-            self.adapter = get_adapter(self.options.solver)  # fail before any model is built
+            self.solver = choose_solver(self.options.solver, self.options.threads or default_threads())
+            if self.solver == "cpsat" and not cpsat_installed():
+                raise SolverError(f"solver 'cpsat' needs OR-Tools: {EXTRA}")
+            # fail before any model is built
+            self.adapter = get_adapter("highs" if self.solver in ("auto", "cpsat") else self.solver)
         except SchedkitError as exc:
             raise OptionError("solver", str(exc)) from None
 
@@ -117,6 +128,14 @@ class Milp(Method):
         resource = congestion_resource(self.formulation.blocks)
         horizon, best = choose_horizon(problem, self.formulation.blocks, self._start(problem, deadline))
         why = too_large(model_size(self.formulation, problem), _left(deadline))
+        if self.solver == "cpsat" or (why is not None and self._cp_can_solve(problem)):
+            # (under auto, a model too large for HiGHS goes to CP-SAT alone: intervals, no big-M pairs)
+            result = solve_cpsat(problem, self.formulation, best, horizon, _left(deadline),
+                                 o.threads or default_threads(), o.seed, o.verbose, self._label)
+            if self.solver == "auto":
+                said = "; ".join(m for m in (f"{why}: CP-SAT alone", result.message) if m)
+                result = Result.model_validate({**result.model_dump(), "message": said})
+            return result.with_seconds(time.perf_counter() - began)
         if why is not None:
             return self._without_model(problem, best, why, began)
         # The solver sees times near 1000 units whatever the user's unit (see milp.scale).
@@ -126,15 +145,48 @@ class Milp(Method):
             best = in_units(model_problem, best, resource=resource)
         built = self.formulation.build(model_problem, horizon=best.makespan if best else None, warm=best)
         built = self._improve(model_problem, built, deadline)
-        result = self._solve(built, _left(deadline))
+        raced: list[Result] = []
+        beside = self._cp_beside(problem, built, factor, resource, deadline, raced)
+        result = self._solve(built, _left(deadline), beside)
         if result.schedule is None and result.quality is Quality.NONE and built.warm is not None:
             # Stopped before finding anything better: the start schedule, at least.
             result = result.model_copy(update={"quality": Quality.FEASIBLE, "schedule": built.warm,
                                                "message": "the solver stopped before it found a schedule: "
                                                           "the start schedule is returned"})
             result = Result.model_validate(result.model_dump())
-        result = result_in_units(problem, result, factor, resource)
+        result = combine(result_in_units(problem, result, factor, resource), raced[0] if raced else None)
         return result.with_seconds(time.perf_counter() - began)
+
+    @property
+    def _label(self) -> str:
+        return f"milp:{self.formulation.name}"
+
+    def _cp_can_solve(self, problem: Problem) -> bool:
+        """Under ``auto``, whether CP-SAT takes part (a block without a CP-SAT form: HiGHS alone)."""
+        if self.solver != "auto":
+            return False
+        try:
+            require_cpsat(self.formulation, problem)
+        except SchedkitError:
+            return False
+        return True
+
+    def _cp_beside(self, problem: Problem, built, factor: float, resource, deadline, raced: list):
+        """Under ``auto``, CP-SAT to race beside HiGHS (``None`` when it cannot take part)."""
+        from schedkit.milp.readback import warm_values
+        from schedkit.milp.scale import in_units
+
+        if not self._cp_can_solve(problem):
+            return None
+
+        def to_model(schedule):
+            timed = in_units(built.problem, schedule, resource=resource)
+            return warm_values(built, timed), timed.makespan
+
+        start = built.warm if factor == 1.0 or built.warm is None else \
+            in_units(problem, built.warm, resource=resource)
+        return cp_beside(problem, self.formulation, start, deadline, to_model, factor, self.options.seed,
+                         self.options.verbose, self._label, raced)
 
     def _start(self, problem: Problem, deadline: float | None):
         """The schedule that starts the solver (``None``: none asked for or none found)."""
@@ -167,8 +219,9 @@ class Milp(Method):
             return self.formulation.build(problem, warm=better)
         return built
 
-    def _solve(self, built, time_limit: float | None) -> Result:
-        """The exact solve of ``built`` by the adapter, helped by subset bounds where it can be."""
+    def _solve(self, built, time_limit: float | None, beside=None) -> Result:
+        """The exact solve of ``built`` by the adapter, helped by subset bounds where it can be
+        (or, ``beside``, by CP-SAT)."""
         from schedkit.milp.readback import exact_result, warm_values
         from schedkit.milp.solvers import Feature, SolveOptions
 
@@ -177,15 +230,18 @@ class Milp(Method):
         start = None
         if o.warm_start != "none" and built.warm is not None and adapter.supports(Feature.WARM_START):
             start = warm_values(built, built.warm)
-        beside = None
-        if adapter.supports(Feature.STOP_CALLBACK) and (o.threads or default_threads()) >= 2 \
-                and _bounds_help(built):
+        racing = beside is not None and adapter.supports(Feature.STOP_CALLBACK)
+        if not adapter.supports(Feature.STOP_CALLBACK):
+            beside = None
+        elif beside is None and (o.threads or default_threads()) >= 2 and _bounds_help(built):
             from schedkit.milp.subsets import subset_bounds
 
             deadline = deadline_after(time_limit)
             beside = lambda shared: subset_bounds(built, built.warm, shared, deadline, o.verbose)  # noqa: E731
-        raw = adapter.solve(built, SolveOptions(time_limit, o.gap, o.threads, o.verbose), start, beside)
-        return exact_result(built, raw, method=f"milp:{self.formulation.name}")
+        # Beside CP-SAT, HiGHS keeps one thread: CP-SAT has the other core.
+        threads = 1 if racing and o.threads is None else o.threads
+        raw = adapter.solve(built, SolveOptions(time_limit, o.gap, threads, o.verbose), start, beside)
+        return exact_result(built, raw, method=self._label)
 
     def _without_model(self, problem: Problem, best, why: str, began: float) -> Result:
         """The answer when the model is too large to build: the best start schedule, saying why."""

@@ -18,7 +18,7 @@ The extended schedule is itself a candidate: when it is shorter than the incumbe
 satisfies every block, it is handed to the exact solve.
 
 A small subset is often enough where the whole model's relaxation is weak. On the
-40-task, 4-device random instance ``seed 3`` of ``benchmarks/exact.py``, the root bound
+40-task, 4-device random instance ``er40x4-s3`` of ``benchmarks/exact.py --seeds 4``, the root bound
 of the whole model is 52.2 against an optimum of 60.07, and HiGHS alone needs about
 20 s to prove it. Here 26 of the 40 tasks, found in three rounds, bound the makespan at
 60.07 within about 6 s, and the extension of that round's sub-schedule is an optimal

@@ -18,10 +18,13 @@ import math
 from typing import Iterable, Sequence
 
 from schedkit.blocks import BLOCKS, Block, block_from_data
+from schedkit.blocks.base import has_cp_form
 from schedkit.errors import ProblemError
 from schedkit.methods import METHODS
 from schedkit.milp.families import FAMILIES
+from schedkit.milp.cpsat import accepts
 from schedkit.milp.formulation import Formulation
+from schedkit.milp.portfolio import cpsat_installed
 from schedkit.milp.readback import read_schedule, warm_values
 from schedkit.numerics import time_tolerance
 from schedkit.problem import Problem
@@ -81,7 +84,9 @@ def check_block(block: Block | str | dict, problem: Problem, feasible: Schedule,
     - ``violations`` accepts ``feasible`` and, for a semantic block, finds one-line
       messages in ``infeasible``;
     - built into the smallest formulation that defines its families, its rows (and every
-      other row) accept ``feasible``: the MILP never cuts off a valid schedule.
+      other row) accept ``feasible``: the MILP never cuts off a valid schedule; nor does
+      its CP-SAT form (:meth:`~schedkit.blocks.Block.build_cp`, where it has one and
+      OR-Tools is installed).
 
     ``feasible`` must satisfy every block of that formulation.
     """
@@ -107,6 +112,9 @@ def check_block(block: Block | str | dict, problem: Problem, feasible: Schedule,
     built = formulation.build(problem, horizon=feasible.makespan, warm=feasible)
     broken = built.linear.violated_rows(warm_values(built, feasible))
     assert broken == [], f"block '{kind}': rows cut off the feasible schedule: {broken[:5]}"
+    if block.role != "cut" and has_cp_form(block) and cpsat_installed():
+        assert accepts(problem, formulation, feasible), \
+            f"block '{kind}': its CP-SAT form cuts off the feasible schedule"
 
 
 def semi_active(problem: Problem) -> Schedule:

@@ -33,7 +33,7 @@ def test_too_large_names_time_and_memory():
 def test_a_model_too_slow_to_build_returns_the_start_schedule(monkeypatch):
     monkeypatch.setattr(budget, "BUILD_SECONDS_PER_NONZERO", 1.0)            # every model is huge
     problem = schedkit.Problem.load("examples/hetero20.yaml")
-    schedule = schedkit.solve(problem, "milp", time_limit=5)
+    schedule = schedkit.solve(problem, "milp", time_limit=5, solver="highs")
     assert schedule.status == "heuristic" and schedule.tasks
     assert "the model would hold about" in schedule.message and "best start schedule" in schedule.message
     assert schedule.bound is not None and schedule.bound <= schedule.makespan
@@ -50,7 +50,19 @@ def test_a_model_too_big_for_memory_without_any_schedule_is_refused(monkeypatch)
     monkeypatch.setattr(budget, "available_memory", lambda: 1000)
     with pytest.raises(schedkit.SchedkitError, match=r"GB free\), and no heuristic schedule satisfies "
                                                      r"formulation 'latency'"):
-        schedkit.solve(problem, "milp", warm_start="none")
+        schedkit.solve(problem, "milp", warm_start="none", solver="highs")
+    # By default (auto), CP-SAT takes the model HiGHS cannot: it needs no pairwise big-M rows.
+    schedule = schedkit.solve(problem, "milp", warm_start="none", solver="auto", threads=2)
+    assert (schedule.status, schedule.makespan) == ("optimal", 2)
+    assert "GB free): CP-SAT alone" in schedule.message
+
+
+def test_under_auto_a_model_too_slow_to_build_goes_to_cpsat_alone(monkeypatch):
+    monkeypatch.setattr(budget, "BUILD_SECONDS_PER_NONZERO", 1.0)
+    problem = schedkit.Problem.load("examples/ft06.json")
+    schedule = schedkit.solve(problem, "milp", formulation="jssp", time_limit=30, solver="auto", threads=2)
+    assert (schedule.status, schedule.makespan) == ("optimal", 55)
+    assert "the model would hold about" in schedule.message and "CP-SAT alone" in schedule.message
 
 
 def test_the_time_limit_bounds_the_whole_method(monkeypatch):

@@ -1,0 +1,150 @@
+"""The CP-SAT worker: a process of its own, started fresh (``spawn``), that never loads HiGHS.
+
+``highspy`` 1.15 and ``ortools`` 9.15 cannot be loaded into one Python process (their
+shared libraries clash, OR-Tools issue #5246). The parent sends a :class:`Job` (the
+problem, the formulation, the ticks, a hint) through a pipe; the worker builds the CP-SAT
+model block by block (:meth:`~schedkit.blocks.Block.build_cp`), solves it and sends back
+plain numbers: status, objective and bound in ticks, each task's device and start, each
+transfer's start. Nothing of OR-Tools crosses the pipe.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+import time
+from dataclasses import dataclass, field
+
+from schedkit.errors import SchedkitError, SolverError
+
+#: Seconds the parent waits between looks at the pipe and at its stop flag.
+POLL_SECONDS = 0.05
+
+
+@dataclass
+class Job:
+    """What the worker needs: all of it picklable, none of it from OR-Tools."""
+
+    problem: object
+    formulation: object
+    ticks: object
+    horizon: int
+    hint: object = None
+    #: Wall-clock time (``time.time()``) by which the answer is due: the worker's start-up counts.
+    deadline: float | None = None
+    workers: int = 1
+    seed: int = 0
+    verbose: bool = False
+    #: A schedule to fix every variable to (is it a solution of the model?), instead of a hint.
+    fixed: object = None
+
+
+@dataclass
+class Answer:
+    """The worker's reply: ``status`` is CP-SAT's status name (``OPTIMAL``, ``FEASIBLE``,
+    ``INFEASIBLE``, ``UNKNOWN``, ``MODEL_INVALID``); times are in ticks."""
+
+    status: str
+    objective: float | None = None
+    bound: float | None = None
+    devices: list[int] | None = None
+    starts: list[int] | None = None
+    transfer_starts: dict[tuple[int, int], int] = field(default_factory=dict)
+    seconds: float = 0.0
+    error: str | None = None
+    #: Whether a block rounded data the safe way (the answer then proves nothing).
+    rounded: bool = False
+
+
+def solve_job(job: Job) -> Answer:
+    """Build and solve ``job`` in this process (which must not hold HiGHS)."""
+    from ortools.sat.python import cp_model
+
+    from schedkit.milp.cpsat.context import CpContext
+
+    began = time.perf_counter()
+    model = cp_model.CpModel()
+    cp = CpContext(model, job.problem, job.ticks, job.horizon)
+    for block in job.formulation.blocks:
+        if block.role != "cut" and block.applies_to(job.problem):
+            block.build_cp(cp)
+    if job.fixed is not None:
+        cp.fix(job.fixed)
+    elif job.hint is not None:
+        cp.hint(job.hint)
+    solver = cp_model.CpSolver()
+    params = solver.parameters
+    if job.deadline is not None:
+        params.max_time_in_seconds = max(0.01, job.deadline - time.time())
+    params.num_workers = job.workers
+    params.random_seed = job.seed
+    params.log_search_progress = job.verbose
+    status = solver.Solve(model)
+    name = solver.StatusName(status)
+    answer = Answer(status=name, seconds=time.perf_counter() - began, rounded=bool(cp.rounded))
+    if name in ("OPTIMAL", "FEASIBLE", "UNKNOWN"):
+        answer.bound = solver.BestObjectiveBound()
+    if name in ("OPTIMAL", "FEASIBLE"):
+        answer.objective = solver.ObjectiveValue()
+        answer.devices = [next(d for d, on in cp.on[i].items() if solver.BooleanValue(on))
+                          for i in range(len(job.problem.tasks))]
+        answer.starts = [solver.Value(s) for s in cp.start]
+        answer.transfer_starts = {t.edge: solver.Value(t.start) for t in (cp._transfers or [])}
+    return answer
+
+
+def _main(job: Job, conn) -> None:
+    try:
+        answer = solve_job(job)
+    except ImportError as exc:
+        answer = Answer(status="ERROR", error=f"the CP-SAT worker cannot load OR-Tools ({exc}): "
+                                              f"pip install 'schedkit[cpsat]'")
+    except SchedkitError as exc:
+        answer = Answer(status="ERROR", error=str(exc))
+    except Exception as exc:  # noqa: BLE001 - the parent turns it into one line
+        answer = Answer(status="ERROR", error=f"CP-SAT worker: {type(exc).__name__}: {exc}")
+    conn.send(answer)
+    conn.close()
+
+
+def run(job: Job, stop=None) -> Answer | None:
+    """Solve ``job`` in a fresh worker process; ``None`` when ``stop`` (an event) was set first.
+
+    Raises :class:`~schedkit.errors.SolverError` when the worker fails or dies.
+    """
+    context = multiprocessing.get_context("spawn")
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=_main, args=(job, send), daemon=True, name="schedkit-cpsat")
+    try:
+        process.start()
+    except (pickle.PicklingError, AttributeError, TypeError) as exc:
+        receive.close()
+        raise SolverError(f"cannot send the job to the CP-SAT worker ({exc}): user blocks must be "
+                          f"defined in an importable module") from None
+    finally:
+        send.close()
+    try:
+        while True:
+            if receive.poll(POLL_SECONDS):
+                try:
+                    answer = receive.recv()
+                except EOFError:
+                    answer = None
+                break
+            if stop is not None and stop.is_set():
+                return None
+            if not process.is_alive() and not receive.poll(0):
+                answer = None
+                break
+    finally:
+        if process.is_alive() and (stop is not None and stop.is_set()):
+            process.kill()
+        process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
+        receive.close()
+    if answer is None:
+        raise SolverError(f"the CP-SAT worker stopped without an answer (exit code {process.exitcode})")
+    if answer.error is not None:
+        raise SolverError(answer.error)
+    return answer

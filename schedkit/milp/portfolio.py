@@ -1,0 +1,122 @@
+"""``--solver cpsat`` and ``--solver auto``: CP-SAT alone, or raced against HiGHS.
+
+The two exact solvers are strong on different instances (CP-SAT on tight disjunctive
+ones, job shops; HiGHS where the LP bound is good). ``auto`` runs HiGHS in this process
+and CP-SAT in its worker process, on a core each: CP-SAT starts from the same schedule as
+HiGHS (a solution hint); when it answers, its schedule is offered to HiGHS (HiGHS's user
+solution) and its bound proves HiGHS's incumbent where they meet; the first proof of
+optimality stops the other. CP-SAT starts after :data:`CP_DELAY` seconds, so that the
+models HiGHS solves at once pay nothing for the worker. The result says which solver
+proved it.
+
+Examples
+--------
+>>> choose_solver("highs", threads=2), choose_solver("auto", threads=1)
+('highs', 'highs')
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+
+from schedkit.errors import SchedkitError
+from schedkit.milp.cpsat import make_job, read_answer, require_cpsat, run
+from schedkit.numerics import OPTIMAL_GAP, closed
+from schedkit.problem import Problem
+from schedkit.schedule import Quality, Result
+
+#: Seconds HiGHS runs alone in ``auto`` before CP-SAT starts.
+CP_DELAY = 1.0
+
+
+def cpsat_installed() -> bool:
+    """Whether OR-Tools can be loaded (in a worker process)."""
+    return importlib.util.find_spec("ortools") is not None
+
+
+def choose_solver(name: str | None, threads: int) -> str:
+    """The solver ``name`` means: ``auto`` (or none) races both where OR-Tools is installed
+    and two threads are allowed, else it is ``highs``."""
+    if name not in (None, "auto"):
+        return name
+    return "auto" if cpsat_installed() and threads >= 2 else "highs"
+
+
+def solve_cpsat(problem: Problem, formulation, warm, horizon: float | None, time_limit: float | None,
+                workers: int, seed: int, verbose: bool, method: str) -> Result:
+    """CP-SAT alone on ``problem`` (in its worker process), read back exactly."""
+    require_cpsat(formulation, problem)
+    job = make_job(problem, formulation, horizon, warm, time_limit, workers, seed, verbose)
+    result = read_answer(problem, formulation, job, run(job), method)
+    return _not_worse_than(result, warm)
+
+
+def cp_beside(problem: Problem, formulation, warm, deadline: float | None, to_model, factor: float,
+              seed: int, verbose: bool, method: str, found: list):
+    """The helper that races CP-SAT beside HiGHS (see :func:`schedkit.milp.race.run_beside`).
+
+    ``to_model(schedule)`` gives a schedule of ``problem`` as HiGHS's column values and its
+    makespan in the model's units (``factor`` times the problem's); ``found`` receives
+    CP-SAT's result.
+    """
+
+    def helper(shared) -> None:
+        if shared.stop.wait(CP_DELAY):
+            return
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0.5:
+            return
+        job = make_job(problem, formulation, warm.makespan if warm else None, warm, left, 1, seed, verbose)
+        try:
+            answer = run(job, stop=shared.stop)
+            if answer is None:
+                return  # HiGHS finished first
+            result = read_answer(problem, formulation, job, answer, method)
+        except SchedkitError:
+            return  # CP-SAT cannot take part (a block it cannot load, a worker that died): HiGHS alone
+        found.append(result)
+        if result.schedule is not None:
+            values, makespan = to_model(result.schedule)
+            shared.offer(makespan, values)
+        if result.bound is not None:
+            shared.proved(result.bound * factor)
+        if result.quality is Quality.OPTIMAL:
+            shared.stop.set()
+
+    return helper
+
+
+def combine(highs: Result, cp: Result | None) -> Result:
+    """The better answer of the race, with the better bound, saying who proved what."""
+    if cp is None:
+        return highs
+    candidates = [r for r in (highs, cp) if r.schedule is not None]
+    if not candidates:
+        return highs if highs.quality is Quality.INFEASIBLE or cp.quality is not Quality.INFEASIBLE else cp
+    best = min(candidates, key=lambda r: r.schedule.makespan)
+    bounds = [b for b in (highs.bound, cp.bound) if b is not None]
+    bound = min(max(bounds), best.schedule.makespan) if bounds else None
+    proven = [name for name, r in (("HiGHS", highs), ("CP-SAT", cp)) if r.quality is Quality.OPTIMAL]
+    optimal = bool(proven) or closed(best.schedule.makespan, bound, OPTIMAL_GAP)
+    who = (f"proved optimal by {' and '.join(proven)}" if proven else
+           "HiGHS and CP-SAT raced" + ("; their bounds meet" if optimal else ""))
+    message = "; ".join(m for m in (best.message, f"{who}; schedule from "
+                                    f"{'CP-SAT' if best is cp else 'HiGHS'}") if m)
+    return _updated(best, quality=Quality.OPTIMAL if optimal else Quality.FEASIBLE, bound=bound,
+                    message=message)
+
+
+def _not_worse_than(result: Result, warm) -> Result:
+    """A solver's result, or the start schedule when the solver found nothing better."""
+    if warm is None or (result.schedule is not None and result.schedule.makespan <= warm.makespan) \
+            or result.quality is Quality.INFEASIBLE:
+        return result
+    return _updated(result, schedule=warm.model_copy(update={"method": result.method}),
+                    quality=Quality.OPTIMAL if closed(warm.makespan, result.bound) else Quality.FEASIBLE,
+                    message="CP-SAT found nothing shorter than the start schedule")
+
+
+def _updated(result: Result, **changes) -> Result:
+    """``result`` with ``changes``, validated again."""
+    return Result.model_validate({**result.model_dump(), **changes})
