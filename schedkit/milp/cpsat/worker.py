@@ -1,8 +1,8 @@
-"""The CP-SAT worker: a process of its own, started fresh (``spawn``), that never loads HiGHS.
+"""The CP-SAT worker: a process of its own, started fresh, that never loads HiGHS.
 
 ``highspy`` 1.15 and ``ortools`` 9.15 cannot be loaded into one Python process (their
 shared libraries clash, OR-Tools issue #5246). The parent sends a :class:`Job` (the
-problem, the formulation, the ticks, a hint) through a pipe; the worker builds the CP-SAT
+problem, the formulation, the ticks, a hint) through a pipe (:func:`run`); the worker builds the CP-SAT
 model block by block (:meth:`~schedkit.blocks.Block.build_cp`), solves it and sends back
 plain numbers: status, objective and bound in ticks, each task's device and start, each
 transfer's start. Nothing of OR-Tools crosses the pipe.
@@ -10,8 +10,10 @@ transfer's start. Nothing of OR-Tools crosses the pipe.
 
 from __future__ import annotations
 
-import multiprocessing
+import os
 import pickle
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -79,6 +81,9 @@ def solve_job(job: Job) -> Answer:
     params.num_workers = job.workers
     params.random_seed = job.seed
     params.log_search_progress = job.verbose
+    if job.verbose:  # stdout carries the answer: the log goes to stderr
+        params.log_to_stdout = False
+        solver.log_callback = lambda line: print(line, file=sys.stderr)
     status = solver.Solve(model)
     name = solver.StatusName(status)
     answer = Answer(status=name, seconds=time.perf_counter() - began, rounded=bool(cp.rounded))
@@ -93,58 +98,53 @@ def solve_job(job: Job) -> Answer:
     return answer
 
 
-def _main(job: Job, conn) -> None:
+def answer(job: Job) -> Answer:
+    """:func:`solve_job`, with any failure as an answer that says it in one line."""
     try:
-        answer = solve_job(job)
+        return solve_job(job)
     except ImportError as exc:
-        answer = Answer(status="ERROR", error=f"the CP-SAT worker cannot load OR-Tools ({exc}): "
-                                              f"pip install 'schedkit[cpsat]'")
+        return Answer(status="ERROR", error=f"the CP-SAT worker cannot load OR-Tools ({exc}): "
+                                            f"pip install 'schedkit[cpsat]'")
     except SchedkitError as exc:
-        answer = Answer(status="ERROR", error=str(exc))
+        return Answer(status="ERROR", error=str(exc))
     except Exception as exc:  # noqa: BLE001 - the parent turns it into one line
-        answer = Answer(status="ERROR", error=f"CP-SAT worker: {type(exc).__name__}: {exc}")
-    conn.send(answer)
-    conn.close()
+        return Answer(status="ERROR", error=f"CP-SAT worker: {type(exc).__name__}: {exc}")
 
 
 def run(job: Job, stop=None) -> Answer | None:
     """Solve ``job`` in a fresh worker process; ``None`` when ``stop`` (an event) was set first.
 
-    Raises :class:`~schedkit.errors.SolverError` when the worker fails or dies.
+    The worker is ``python -m schedkit.milp.cpsat`` with this process's import path:
+    it reads the pickled job on stdin and writes the pickled answer on stdout (it never
+    re-imports the caller's main module, as ``multiprocessing`` would). Raises
+    :class:`~schedkit.errors.SolverError` when the job cannot be sent or the worker fails.
     """
-    context = multiprocessing.get_context("spawn")
-    receive, send = context.Pipe(duplex=False)
-    process = context.Process(target=_main, args=(job, send), daemon=True, name="schedkit-cpsat")
     try:
-        process.start()
+        data = pickle.dumps(job)
     except (pickle.PicklingError, AttributeError, TypeError) as exc:
-        receive.close()
         raise SolverError(f"cannot send the job to the CP-SAT worker ({exc}): user blocks must be "
                           f"defined in an importable module") from None
-    finally:
-        send.close()
-    try:
-        while True:
-            if receive.poll(POLL_SECONDS):
-                try:
-                    answer = receive.recv()
-                except EOFError:
-                    answer = None
-                break
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    process = subprocess.Popen([sys.executable, "-m", "schedkit.milp.cpsat"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=None if job.verbose else subprocess.PIPE, env=env)
+    sent = data
+    while True:
+        try:
+            out, err = process.communicate(sent, timeout=POLL_SECONDS)
+            break
+        except subprocess.TimeoutExpired:
+            sent = None  # already on its way; asking again loses nothing
             if stop is not None and stop.is_set():
+                process.kill()
+                process.communicate()
                 return None
-            if not process.is_alive() and not receive.poll(0):
-                answer = None
-                break
-    finally:
-        if process.is_alive() and (stop is not None and stop.is_set()):
-            process.kill()
-        process.join(timeout=5)
-        if process.is_alive():
-            process.kill()
-        receive.close()
-    if answer is None:
-        raise SolverError(f"the CP-SAT worker stopped without an answer (exit code {process.exitcode})")
-    if answer.error is not None:
-        raise SolverError(answer.error)
-    return answer
+    try:
+        reply = pickle.loads(out)
+    except Exception:  # noqa: BLE001 - a worker that died wrote no answer
+        last = (err or b"").decode(errors="replace").strip().splitlines()[-1:] or [""]
+        raise SolverError(f"the CP-SAT worker stopped without an answer (exit code {process.returncode})"
+                          + (f": {last[0]}" if last[0] else "")) from None
+    if reply.error is not None:
+        raise SolverError(reply.error)
+    return reply
+
