@@ -9,6 +9,7 @@ from pydantic import Field, field_validator
 
 from schedkit.errors import FormulationError, OptionError, ProblemError, SchedkitError, SolverError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method, solve
+from schedkit.milp.cpsat import Worker
 from schedkit.milp.cpsat.solve import EXTRA, require_cpsat
 from schedkit.milp.portfolio import choose_solver, combine, cp_beside, cpsat_installed, solve_cpsat
 from schedkit.milp.race import deadline_after, default_threads
@@ -118,6 +119,15 @@ class Milp(Method):
         return self.formulation.build(problem, warm=warm)
 
     def run(self, problem: Problem) -> Result:
+        # CP-SAT's worker loads OR-Tools while the start schedule is searched and the model built.
+        worker = Worker(self.options.verbose) if self.solver == "cpsat" or self._cp_can_solve(problem) else None
+        try:
+            return self._run(problem, worker)
+        finally:
+            if worker is not None:
+                worker.close()
+
+    def _run(self, problem: Problem, worker) -> Result:
         from schedkit.milp.budget import model_size, too_large
         from schedkit.milp.horizon import choose_horizon
         from schedkit.milp.scale import choose_scale, in_units, result_in_units, scaled_problem
@@ -131,7 +141,7 @@ class Milp(Method):
         if self.solver == "cpsat" or (why is not None and self._cp_can_solve(problem)):
             # (under auto, a model too large for HiGHS goes to CP-SAT alone: intervals, no big-M pairs)
             result = solve_cpsat(problem, self.formulation, best, horizon, _left(deadline),
-                                 o.threads or default_threads(), o.seed, o.verbose, self._label)
+                                 o.threads or default_threads(), o.seed, o.verbose, self._label, worker)
             if self.solver == "auto":
                 said = "; ".join(m for m in (f"{why}: CP-SAT alone", result.message) if m)
                 result = Result.model_validate({**result.model_dump(), "message": said})
@@ -146,7 +156,7 @@ class Milp(Method):
         built = self.formulation.build(model_problem, horizon=best.makespan if best else None, warm=best)
         built = self._improve(model_problem, built, deadline)
         raced: list[Result] = []
-        beside = self._cp_beside(problem, built, factor, resource, deadline, raced)
+        beside = self._cp_beside(problem, built, factor, resource, deadline, raced, worker)
         result = self._solve(built, _left(deadline), beside)
         if result.schedule is None and result.quality is Quality.NONE and built.warm is not None:
             # Stopped before finding anything better: the start schedule, at least.
@@ -171,12 +181,12 @@ class Milp(Method):
             return False
         return True
 
-    def _cp_beside(self, problem: Problem, built, factor: float, resource, deadline, raced: list):
+    def _cp_beside(self, problem: Problem, built, factor: float, resource, deadline, raced: list, worker):
         """Under ``auto``, CP-SAT to race beside HiGHS (``None`` when it cannot take part)."""
         from schedkit.milp.readback import warm_values
         from schedkit.milp.scale import in_units
 
-        if not self._cp_can_solve(problem):
+        if worker is None or self.solver != "auto":
             return None
 
         def to_model(schedule):
@@ -186,7 +196,7 @@ class Milp(Method):
         start = built.warm if factor == 1.0 or built.warm is None else \
             in_units(problem, built.warm, resource=resource)
         return cp_beside(problem, self.formulation, start, deadline, to_model, factor, self.options.seed,
-                         self.options.verbose, self._label, raced)
+                         self.options.verbose, self._label, raced, worker)
 
     def _start(self, problem: Problem, deadline: float | None):
         """The schedule that starts the solver (``None``: none asked for or none found)."""

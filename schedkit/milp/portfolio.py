@@ -5,9 +5,8 @@ ones, job shops; HiGHS where the LP bound is good). ``auto`` runs HiGHS in this 
 and CP-SAT in its worker process, on a core each: CP-SAT starts from the same schedule as
 HiGHS (a solution hint); when it answers, its schedule is offered to HiGHS (HiGHS's user
 solution) and its bound proves HiGHS's incumbent where they meet; the first proof of
-optimality stops the other. CP-SAT starts after :data:`CP_DELAY` seconds, so that the
-models HiGHS solves at once pay nothing for the worker. The result says which solver
-proved it.
+optimality stops the other. The worker process starts with the method, so that it has
+loaded OR-Tools by the time the model is built; the result says which solver proved it.
 
 Examples
 --------
@@ -21,13 +20,11 @@ import importlib.util
 import time
 
 from schedkit.errors import SchedkitError
-from schedkit.milp.cpsat import make_job, read_answer, require_cpsat, run
+from schedkit.milp.cpsat import Worker, make_job, read_answer, require_cpsat
 from schedkit.numerics import OPTIMAL_GAP, closed
 from schedkit.problem import Problem
 from schedkit.schedule import Quality, Result
 
-#: Seconds HiGHS runs alone in ``auto`` before CP-SAT starts.
-CP_DELAY = 1.0
 
 
 def cpsat_installed() -> bool:
@@ -44,32 +41,30 @@ def choose_solver(name: str | None, threads: int) -> str:
 
 
 def solve_cpsat(problem: Problem, formulation, warm, horizon: float | None, time_limit: float | None,
-                workers: int, seed: int, verbose: bool, method: str) -> Result:
-    """CP-SAT alone on ``problem`` (in its worker process), read back exactly."""
+                workers: int, seed: int, verbose: bool, method: str, worker: Worker | None = None) -> Result:
+    """CP-SAT alone on ``problem`` (in ``worker``, or a new worker process), read back exactly."""
     require_cpsat(formulation, problem)
     job = make_job(problem, formulation, horizon, warm, time_limit, workers, seed, verbose)
-    result = read_answer(problem, formulation, job, run(job), method)
+    result = read_answer(problem, formulation, job, (worker or Worker(verbose)).solve(job), method)
     return _not_worse_than(result, warm)
 
 
 def cp_beside(problem: Problem, formulation, warm, deadline: float | None, to_model, factor: float,
-              seed: int, verbose: bool, method: str, found: list):
+              seed: int, verbose: bool, method: str, found: list, worker: Worker):
     """The helper that races CP-SAT beside HiGHS (see :func:`schedkit.milp.race.run_beside`).
 
     ``to_model(schedule)`` gives a schedule of ``problem`` as HiGHS's column values and its
     makespan in the model's units (``factor`` times the problem's); ``found`` receives
-    CP-SAT's result.
+    CP-SAT's result; ``worker``: the (started) process that solves it.
     """
 
     def helper(shared) -> None:
-        if shared.stop.wait(CP_DELAY):
-            return
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0.5:
             return
         job = make_job(problem, formulation, warm.makespan if warm else None, warm, left, 1, seed, verbose)
         try:
-            answer = run(job, stop=shared.stop)
+            answer = worker.solve(job, stop=shared.stop)
             if answer is None:
                 return  # HiGHS finished first
             result = read_answer(problem, formulation, job, answer, method)

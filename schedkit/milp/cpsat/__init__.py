@@ -10,6 +10,6 @@ answer is read back with exact times (:mod:`.solve`).
 
 from schedkit.milp.cpsat.solve import accepts, make_job, read_answer, require_cpsat
 from schedkit.milp.cpsat.ticks import Ticks
-from schedkit.milp.cpsat.worker import Answer, Job, run
+from schedkit.milp.cpsat.worker import Answer, Job, Worker, run
 
-__all__ = ["Answer", "Job", "Ticks", "accepts", "make_job", "read_answer", "require_cpsat", "run"]
+__all__ = ["Answer", "Job", "Ticks", "Worker", "accepts", "make_job", "read_answer", "require_cpsat", "run"]

@@ -111,40 +111,61 @@ def answer(job: Job) -> Answer:
         return Answer(status="ERROR", error=f"CP-SAT worker: {type(exc).__name__}: {exc}")
 
 
-def run(job: Job, stop=None) -> Answer | None:
-    """Solve ``job`` in a fresh worker process; ``None`` when ``stop`` (an event) was set first.
+class Worker:
+    """A CP-SAT worker process, started at once so that it loads Python, schedkit and
+    OR-Tools while the caller prepares the job (a second, at least); :meth:`solve` sends it.
 
-    The worker is ``python -m schedkit.milp.cpsat`` with this process's import path:
-    it reads the pickled job on stdin and writes the pickled answer on stdout (it never
-    re-imports the caller's main module, as ``multiprocessing`` would). Raises
-    :class:`~schedkit.errors.SolverError` when the job cannot be sent or the worker fails.
+    The worker is ``python -m schedkit.milp.cpsat`` with this process's import path: it
+    reads the pickled job on stdin and writes the pickled answer on stdout (it never
+    re-imports the caller's main module, as ``multiprocessing`` would). A worker solves one
+    job; :meth:`close` ends one that was never used.
     """
-    try:
-        data = pickle.dumps(job)
-    except (pickle.PicklingError, AttributeError, TypeError) as exc:
-        raise SolverError(f"cannot send the job to the CP-SAT worker ({exc}): user blocks must be "
-                          f"defined in an importable module") from None
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    process = subprocess.Popen([sys.executable, "-m", "schedkit.milp.cpsat"], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=None if job.verbose else subprocess.PIPE, env=env)
-    sent = data
-    while True:
-        try:
-            out, err = process.communicate(sent, timeout=POLL_SECONDS)
-            break
-        except subprocess.TimeoutExpired:
-            sent = None  # already on its way; asking again loses nothing
-            if stop is not None and stop.is_set():
-                process.kill()
-                process.communicate()
-                return None
-    try:
-        reply = pickle.loads(out)
-    except Exception:  # noqa: BLE001 - a worker that died wrote no answer
-        last = (err or b"").decode(errors="replace").strip().splitlines()[-1:] or [""]
-        raise SolverError(f"the CP-SAT worker stopped without an answer (exit code {process.returncode})"
-                          + (f": {last[0]}" if last[0] else "")) from None
-    if reply.error is not None:
-        raise SolverError(reply.error)
-    return reply
 
+    def __init__(self, verbose: bool = False):
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        self.process = subprocess.Popen([sys.executable, "-m", "schedkit.milp.cpsat"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=None if verbose else subprocess.PIPE,
+                                        env=env)
+
+    def solve(self, job: Job, stop=None) -> Answer | None:
+        """The answer to ``job``; ``None`` when ``stop`` (an event) was set first.
+
+        Raises :class:`~schedkit.errors.SolverError` when the job cannot be sent or the
+        worker fails.
+        """
+        try:
+            data = pickle.dumps(job)
+        except (pickle.PicklingError, AttributeError, TypeError) as exc:
+            self.close()
+            raise SolverError(f"cannot send the job to the CP-SAT worker ({exc}): user blocks must be "
+                              f"defined in an importable module") from None
+        process, sent = self.process, data
+        while True:
+            try:
+                out, err = process.communicate(sent, timeout=POLL_SECONDS)
+                break
+            except subprocess.TimeoutExpired:
+                sent = None  # already on its way; asking again loses nothing
+                if stop is not None and stop.is_set():
+                    self.close()
+                    return None
+        try:
+            reply = pickle.loads(out)
+        except Exception:  # noqa: BLE001 - a worker that died wrote no answer
+            last = (err or b"").decode(errors="replace").strip().splitlines()[-1:] or [""]
+            raise SolverError(f"the CP-SAT worker stopped without an answer (exit code {process.returncode})"
+                              + (f": {last[0]}" if last[0] else "")) from None
+        if reply.error is not None:
+            raise SolverError(reply.error)
+        return reply
+
+    def close(self) -> None:
+        """End the worker if it still runs."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.communicate()
+
+
+def run(job: Job, stop=None) -> Answer | None:
+    """Solve ``job`` in a fresh :class:`Worker`; ``None`` when ``stop`` was set first."""
+    return Worker(job.verbose).solve(job, stop)
