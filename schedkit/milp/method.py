@@ -52,7 +52,9 @@ class MilpOptions(MethodOptions):
     schedule before the exact solve; by default, with at least 25 tasks that have a choice
     of device, 0.15 s per such task, at most 30 s and at most a third of ``time_limit``,
     stopping early after 8 rounds without improvement (smaller problems go straight to the
-    exact solve, which searches them better). ``0`` turns it off; so does ``warm_start: none``."""
+    exact solve, which searches them better); none by default when CP-SAT races beside HiGHS
+    (``auto``), whose own search improves the start. ``0`` turns it off; so does
+    ``warm_start: none``."""
     seed: int = 0
     """Random seed of CP-SAT (``cpsat``, ``auto``): with one thread and no time limit, the same
     schedule on every run."""
@@ -154,7 +156,9 @@ class Milp(Method):
         if best is not None and factor != 1.0:
             best = in_units(model_problem, best, resource=resource)
         built = self.formulation.build(model_problem, horizon=best.makespan if best else None, warm=best)
-        built = self._improve(model_problem, built, deadline)
+        if self.solver != "auto" or worker is None or o.lns_seconds is not None:
+            # (racing, CP-SAT's own search improves the start from the first second)
+            built = self._improve(model_problem, built, deadline)
         raced: list[Result] = []
         beside = self._cp_beside(problem, built, factor, resource, deadline, raced, worker)
         result = self._solve(built, _left(deadline), beside)

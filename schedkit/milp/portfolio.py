@@ -3,8 +3,8 @@
 The two exact solvers are strong on different instances (CP-SAT on tight disjunctive
 ones, job shops; HiGHS where the LP bound is good). ``auto`` runs HiGHS in this process
 and CP-SAT in its worker process, on a core each: CP-SAT starts from the same schedule as
-HiGHS (a solution hint); when it answers, its schedule is offered to HiGHS (HiGHS's user
-solution) and its bound proves HiGHS's incumbent where they meet; the first proof of
+HiGHS (a solution hint); each schedule it finds is offered to HiGHS as it comes (HiGHS's
+user solution) and its bound proves HiGHS's incumbent where they meet; the first proof of
 optimality stops the other. The worker process starts with the method, so that it has
 loaded OR-Tools by the time the model is built; the result says which solver proved it.
 
@@ -63,8 +63,16 @@ def cp_beside(problem: Problem, formulation, warm, deadline: float | None, to_mo
         if left is not None and left <= 0.5:
             return
         job = make_job(problem, formulation, warm.makespan if warm else None, warm, left, 1, seed, verbose)
+        def improving(found) -> None:
+            # each schedule CP-SAT finds is offered to HiGHS as it comes, its bound too
+            better = read_answer(problem, formulation, job, found, method)
+            values, makespan = to_model(better.schedule)
+            shared.offer(makespan, values)
+            if better.bound is not None:
+                shared.proved(better.bound * factor)
+
         try:
-            answer = worker.solve(job, stop=shared.stop)
+            answer = worker.solve(job, stop=shared.stop, improving=improving)
             if answer is None:
                 return  # HiGHS finished first
             result = read_answer(problem, formulation, job, answer, method)

@@ -142,3 +142,29 @@ def test_a_block_without_a_cp_form_is_named_and_auto_falls_back_to_highs(rows_on
     assert not out.exists()
     s = schedkit.solve(Problem.load("examples/tiny.yaml"), "milp", formulation=str(spec), solver="auto")
     assert s.status == "optimal"
+
+
+def test_the_worker_streams_each_improving_schedule_then_answers():
+    from schedkit.milp.cpsat import Worker, make_job
+    from schedkit.milp.formulation import get_formulation
+
+    p = Problem.load("examples/la02.json")
+    job = make_job(p, get_formulation("jssp"), None, time_limit=60)
+    found = []
+    answer = Worker().solve(job, improving=found.append)
+    assert answer.status == "OPTIMAL" and answer.objective == 655
+    objectives = [a.objective for a in found]
+    assert objectives and objectives == sorted(objectives, reverse=True) and objectives[-1] == 655
+    assert all(a.status == "FEASIBLE" and len(a.starts) == len(p.tasks) for a in found)
+
+
+def test_a_worker_that_dies_is_named_in_one_line():
+    from schedkit.errors import SolverError
+    from schedkit.milp.cpsat import Worker, make_job
+    from schedkit.milp.formulation import get_formulation
+
+    worker = Worker()
+    worker.process.kill()
+    job = make_job(Problem.load("examples/ft06.json"), get_formulation("jssp"), None)
+    with pytest.raises(SolverError, match="the CP-SAT worker stopped without an answer"):
+        worker.solve(job)

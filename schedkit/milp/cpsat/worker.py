@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import os
 import pickle
+import queue
+import struct
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -58,8 +61,9 @@ class Answer:
     rounded: bool = False
 
 
-def solve_job(job: Job) -> Answer:
-    """Build and solve ``job`` in this process (which must not hold HiGHS)."""
+def solve_job(job: Job, emit=None) -> Answer:
+    """Build and solve ``job`` in this process (which must not hold HiGHS); ``emit(answer)``,
+    when given, receives every improving solution as it is found (status ``FEASIBLE``)."""
     from ortools.sat.python import cp_model
 
     from schedkit.milp.cpsat.context import CpContext
@@ -84,24 +88,37 @@ def solve_job(job: Job) -> Answer:
     if job.verbose:  # stdout carries the answer: the log goes to stderr
         params.log_to_stdout = False
         solver.log_callback = lambda line: print(line, file=sys.stderr)
-    status = solver.Solve(model)
+
+    def read(values, status: str) -> Answer:
+        found = Answer(status=status, seconds=time.perf_counter() - began, rounded=bool(cp.rounded))
+        found.objective, found.bound = values.ObjectiveValue(), values.BestObjectiveBound()
+        found.devices = [next(d for d, on in cp.on[i].items() if values.BooleanValue(on))
+                         for i in range(len(job.problem.tasks))]
+        found.starts = [values.Value(s) for s in cp.start]
+        found.transfer_starts = {t.edge: values.Value(t.start) for t in (cp._transfers or [])}
+        return found
+
+    if emit is None:
+        status = solver.Solve(model)
+    else:
+        class Improving(cp_model.CpSolverSolutionCallback):
+            def on_solution_callback(self):
+                emit(read(self, "FEASIBLE"))
+
+        status = solver.Solve(model, Improving())
     name = solver.StatusName(status)
-    answer = Answer(status=name, seconds=time.perf_counter() - began, rounded=bool(cp.rounded))
-    if name in ("OPTIMAL", "FEASIBLE", "UNKNOWN"):
-        answer.bound = solver.BestObjectiveBound()
     if name in ("OPTIMAL", "FEASIBLE"):
-        answer.objective = solver.ObjectiveValue()
-        answer.devices = [next(d for d, on in cp.on[i].items() if solver.BooleanValue(on))
-                          for i in range(len(job.problem.tasks))]
-        answer.starts = [solver.Value(s) for s in cp.start]
-        answer.transfer_starts = {t.edge: solver.Value(t.start) for t in (cp._transfers or [])}
+        return read(solver, name)
+    answer = Answer(status=name, seconds=time.perf_counter() - began, rounded=bool(cp.rounded))
+    if name == "UNKNOWN":
+        answer.bound = solver.BestObjectiveBound()
     return answer
 
 
-def answer(job: Job) -> Answer:
+def answer(job: Job, emit=None) -> Answer:
     """:func:`solve_job`, with any failure as an answer that says it in one line."""
     try:
-        return solve_job(job)
+        return solve_job(job, emit)
     except ImportError as exc:
         return Answer(status="ERROR", error=f"the CP-SAT worker cannot load OR-Tools ({exc}): "
                                             f"pip install 'schedkit[cpsat]'")
@@ -116,9 +133,10 @@ class Worker:
     OR-Tools while the caller prepares the job (a second, at least); :meth:`solve` sends it.
 
     The worker is ``python -m schedkit.milp.cpsat`` with this process's import path: it
-    reads the pickled job on stdin and writes the pickled answer on stdout (it never
-    re-imports the caller's main module, as ``multiprocessing`` would). A worker solves one
-    job; :meth:`close` ends one that was never used.
+    reads the pickled job on stdin and writes framed messages on stdout (:func:`write_message`:
+    improving solutions when asked, then the answer); it never re-imports the caller's main
+    module, as ``multiprocessing`` would. A worker solves one job; :meth:`close` ends one
+    that was never used.
     """
 
     def __init__(self, verbose: bool = False):
@@ -127,34 +145,47 @@ class Worker:
                                         stdout=subprocess.PIPE, stderr=None if verbose else subprocess.PIPE,
                                         env=env)
 
-    def solve(self, job: Job, stop=None) -> Answer | None:
+    def solve(self, job: Job, stop=None, improving=None) -> Answer | None:
         """The answer to ``job``; ``None`` when ``stop`` (an event) was set first.
 
-        Raises :class:`~schedkit.errors.SolverError` when the job cannot be sent or the
-        worker fails.
+        ``improving(answer)``, when given, receives each improving solution as the worker
+        finds it (status ``FEASIBLE``). Raises :class:`~schedkit.errors.SolverError` when the
+        job cannot be sent or the worker fails.
         """
         try:
-            data = pickle.dumps(job)
+            data = pickle.dumps((job, improving is not None))
         except (pickle.PicklingError, AttributeError, TypeError) as exc:
             self.close()
             raise SolverError(f"cannot send the job to the CP-SAT worker ({exc}): user blocks must be "
                               f"defined in an importable module") from None
-        process, sent = self.process, data
+        process = self.process
+        messages: queue.Queue = queue.Queue()
+        errors: list[bytes] = []
+        threads = [threading.Thread(target=_send, args=(process.stdin, data), daemon=True),
+                   threading.Thread(target=_receive, args=(process.stdout, messages), daemon=True)]
+        if process.stderr is not None:
+            threads.append(threading.Thread(target=lambda: errors.append(process.stderr.read()), daemon=True))
+        for thread in threads:
+            thread.start()
         while True:
             try:
-                out, err = process.communicate(sent, timeout=POLL_SECONDS)
-                break
-            except subprocess.TimeoutExpired:
-                sent = None  # already on its way; asking again loses nothing
+                kind, reply = messages.get(timeout=POLL_SECONDS)
+            except queue.Empty:
                 if stop is not None and stop.is_set():
                     self.close()
                     return None
-        try:
-            reply = pickle.loads(out)
-        except Exception:  # noqa: BLE001 - a worker that died wrote no answer
-            last = (err or b"").decode(errors="replace").strip().splitlines()[-1:] or [""]
+                continue
+            if kind == "solution" and improving is not None:
+                improving(reply)
+            elif kind != "solution":
+                break
+        process.wait()
+        if kind == "end":  # the worker died before it answered
+            for thread in threads[2:]:
+                thread.join(timeout=1)
+            last = b"".join(errors).decode(errors="replace").strip().splitlines()[-1:] or [""]
             raise SolverError(f"the CP-SAT worker stopped without an answer (exit code {process.returncode})"
-                              + (f": {last[0]}" if last[0] else "")) from None
+                              + (f": {last[0]}" if last[0] else ""))
         if reply.error is not None:
             raise SolverError(reply.error)
         return reply
@@ -163,7 +194,36 @@ class Worker:
         """End the worker if it still runs."""
         if self.process.poll() is None:
             self.process.kill()
-            self.process.communicate()
+            self.process.wait()
+
+
+def write_message(stream, kind: str, payload) -> None:
+    """One framed message on ``stream``: its length, then the pickled ``(kind, payload)``."""
+    data = pickle.dumps((kind, payload))
+    stream.write(struct.pack("<Q", len(data)) + data)
+    stream.flush()
+
+
+def _send(stream, data: bytes) -> None:
+    try:
+        stream.write(data)
+        stream.close()
+    except OSError:  # the worker is gone: the reader says so
+        pass
+
+
+def _receive(stream, messages: queue.Queue) -> None:
+    """Put every framed message of ``stream`` on ``messages``, then ``("end", None)``."""
+    try:
+        while True:
+            head = stream.read(8)
+            if len(head) < 8:
+                break
+            body = stream.read(struct.unpack("<Q", head)[0])
+            messages.put(pickle.loads(body))
+    except (OSError, EOFError, pickle.UnpicklingError):
+        pass
+    messages.put(("end", None))
 
 
 def run(job: Job, stop=None) -> Answer | None:
