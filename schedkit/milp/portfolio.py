@@ -63,10 +63,14 @@ def cp_beside(problem: Problem, formulation, warm, deadline: float | None, to_mo
         if left is not None and left <= 0.5:
             return
         job = make_job(problem, formulation, warm.makespan if warm else None, warm, left, 1, seed, verbose)
+
         def improving(found) -> None:
             # each schedule CP-SAT finds is offered to HiGHS as it comes, its bound too
-            better = read_answer(problem, formulation, job, found, method)
-            values, makespan = to_model(better.schedule)
+            try:
+                better = read_answer(problem, formulation, job, found, method)
+                values, makespan = to_model(better.schedule)
+            except SchedkitError:
+                return  # not one HiGHS can take: the race goes on
             shared.offer(makespan, values)
             if better.bound is not None:
                 shared.proved(better.bound * factor)
