@@ -9,7 +9,7 @@ from pydantic import Field, field_validator
 
 from schedkit.errors import FormulationError, OptionError, ProblemError, SchedkitError, SolverError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method, solve
-from schedkit.milp.cpsat import Worker
+from schedkit.milp.cpsat.worker import SPARE
 from schedkit.milp.cpsat.solve import EXTRA, require_cpsat
 from schedkit.milp.portfolio import choose_solver, combine, cp_beside, cpsat_installed, solve_cpsat
 from schedkit.milp.race import deadline_after, default_threads
@@ -121,13 +121,16 @@ class Milp(Method):
         return self.formulation.build(problem, warm=warm)
 
     def run(self, problem: Problem) -> Result:
-        # CP-SAT's worker loads OR-Tools while the start schedule is searched and the model built.
-        worker = Worker(self.options.verbose) if self.solver == "cpsat" or self._cp_can_solve(problem) else None
+        # CP-SAT's worker (the spare one, loaded, or a new one that loads OR-Tools while the
+        # start schedule is searched and the model built).
+        takes_part = self.solver == "cpsat" or self._cp_can_solve(problem)
+        worker = SPARE.take(self.options.verbose) if takes_part else None
         try:
             return self._run(problem, worker)
         finally:
             if worker is not None:
                 worker.close()
+                SPARE.refill()
 
     def _run(self, problem: Problem, worker) -> Result:
         from schedkit.milp.budget import model_size, too_large

@@ -168,3 +168,15 @@ def test_a_worker_that_dies_is_named_in_one_line():
     job = make_job(Problem.load("examples/ft06.json"), get_formulation("jssp"), None)
     with pytest.raises(SolverError, match="the CP-SAT worker stopped without an answer"):
         worker.solve(job)
+
+
+def test_a_spare_worker_waits_loaded_for_the_next_solve():
+    from schedkit.milp.cpsat.worker import SPARE
+
+    p = Problem.load("examples/ft06.json")
+    schedkit.solve(p, "milp", formulation="jssp", solver="cpsat")
+    spare = SPARE.worker
+    assert spare is not None and spare.process.poll() is None      # loaded, waiting
+    schedkit.solve(p, "milp", formulation="jssp", solver="cpsat")  # ... and taken by this solve
+    assert spare.process.poll() is not None and SPARE.worker is not spare
+    assert SPARE.worker.process.poll() is None

@@ -10,6 +10,7 @@ transfer's start. Nothing of OR-Tools crosses the pipe.
 
 from __future__ import annotations
 
+import atexit
 import os
 import pickle
 import queue
@@ -224,6 +225,46 @@ def _receive(stream, messages: queue.Queue) -> None:
     except (OSError, EOFError, pickle.UnpicklingError):
         pass
     messages.put(("end", None))
+
+
+class Spare:
+    """One started worker this process keeps ready for its next CP-SAT solve.
+
+    A worker takes about a second to load Python, schedkit and OR-Tools; a program that
+    solves one model after another (a notebook, a benchmark, a decomposition's parts in
+    this process) then finds it loaded. It is started when a solve ends and ended when
+    this process exits.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.worker: Worker | None = None
+        atexit.register(self.close)
+
+    def take(self, verbose: bool = False) -> Worker:
+        """The spare worker if it is alive (and ``verbose`` is not asked for), else a new one."""
+        with self.lock:
+            worker, self.worker = self.worker, None
+        if worker is not None and (verbose or worker.process.poll() is not None):
+            worker.close()
+            worker = None
+        return worker or Worker(verbose)
+
+    def refill(self) -> None:
+        """Start the spare worker for the next solve, unless one is waiting."""
+        with self.lock:
+            if self.worker is None or self.worker.process.poll() is not None:
+                self.worker = Worker()
+
+    def close(self) -> None:
+        with self.lock:
+            worker, self.worker = self.worker, None
+        if worker is not None:
+            worker.close()
+
+
+#: This process's spare worker.
+SPARE = Spare()
 
 
 def run(job: Job, stop=None) -> Answer | None:
