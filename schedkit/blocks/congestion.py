@@ -127,16 +127,24 @@ heads and tails: no fixed constant.
 
     def estimate(self, problem):
         moving = [(i, j) for i, j, size in problem.edges if size]
+        held = self._held(problem, [[(u, v, None) for u in problem.allowed[i] for v in problem.allowed[j]
+                                     if problem.moves(size, u, v)] for i, j, size in problem.edges if size])
         count = len(moving)
         if count < 2:
             return 0
-        # The share of pairs the graph leaves open, from a sample (the exact count is quadratic).
+        # Rows of a sample of pairs (the exact count is quadratic): for each resource both may
+        # hold, two rows of the order binary, two ends and both usage expressions.
         rng = random.Random(0)
         sample = [tuple(rng.sample(range(count), 2)) for _ in range(min(400, count * count))]
         reach = problem.descendants
-        open_ = sum(1 for a, b in sample if not _ordered(moving[a], moving[b], reach, True)) / len(sample)
-        per_pair = {"channel": 16, "port": 24, "both": 40}[self.resource]
-        return int(count * (count - 1) / 2 * open_ * per_pair)
+        nonzeros = 0
+        for a, b in sample:
+            if _ordered(moving[a], moving[b], reach, True):
+                continue
+            for name in held[a].keys() & held[b].keys():
+                nonzeros += 2 * (3 + _usage_terms(problem, moving[a], held[a][name])
+                                 + _usage_terms(problem, moving[b], held[b][name]))
+        return int(count * (count - 1) / 2 * nonzeros / len(sample))
 
     # ------------------------------------------------------------------ check
     def violations(self, problem, schedule):
@@ -191,6 +199,18 @@ def candidate_pairs(problem, edges, held, orders_edges: bool) -> list[tuple[tupl
             if shared and not _ordered(edges[k][:2], edges[l][:2], reach, orders_edges):
                 out.append(((k, l), sorted(shared)))
     return out
+
+
+def _usage_terms(problem, edge, held) -> int:
+    """About how many terms :meth:`TransferFamily.usage
+    <schedkit.milp.families.transfer.TransferFamily.usage>` writes for ``held`` (its shortest
+    form of a rectangle of device pairs, else one presence per pair)."""
+    i, j = edge
+    us, vs = {u for u, _ in held}, {v for _, v in held}
+    if len(held) != len(us) * len(vs):
+        return len(held)
+    return min(len(us) + len(vs), len(us) + len(problem.allowed[j]) - len(vs),
+               len(vs) + len(problem.allowed[i]) - len(us))
 
 
 def _ordered(first, second, reach, orders_edges: bool) -> bool:

@@ -156,15 +156,18 @@ class Milp(Method):
         # The solver sees times near 1000 units whatever the user's unit (see milp.scale).
         factor = choose_scale(horizon)
         model_problem = scaled_problem(problem, factor)
-        if best is not None and factor != 1.0:
-            best = in_units(model_problem, best, resource=resource)
-        built = self.formulation.build(model_problem, horizon=best.makespan if best else None, warm=best)
-        if self.solver != "auto" or worker is None or o.lns_seconds is not None:
-            # (racing, CP-SAT's own search improves the start from the first second)
-            built = self._improve(model_problem, built, deadline)
+        start = best if best is None or factor == 1.0 else in_units(model_problem, best, resource=resource)
         raced: list[Result] = []
-        beside = self._cp_beside(problem, built, factor, resource, deadline, raced, worker)
-        result = self._solve(built, _left(deadline), beside)
+        try:
+            built = self.formulation.build(model_problem, horizon=start.makespan if start else None, warm=start)
+            if self.solver != "auto" or worker is None or o.lns_seconds is not None:
+                # (racing, CP-SAT's own search improves the start from the first second)
+                built = self._improve(model_problem, built, deadline)
+            beside = self._cp_beside(problem, built, factor, resource, deadline, raced, worker)
+            result = self._solve(built, _left(deadline), beside)
+        except MemoryError:
+            # (budget.py's estimate is an average: HiGHS's presolve may need more)
+            return self._without_model(problem, best, "the machine ran out of memory for the model", began)
         if result.schedule is None and result.quality is Quality.NONE and built.warm is not None:
             # Stopped before finding anything better: the start schedule, at least.
             result = result.model_copy(update={"quality": Quality.FEASIBLE, "schedule": built.warm,

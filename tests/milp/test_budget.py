@@ -23,6 +23,20 @@ def test_the_estimate_is_within_a_factor_of_two(name, make):
     assert actual / 2 <= model_size(formulation, problem) <= 2 * actual
 
 
+def test_the_congestion_estimate_is_within_a_factor_of_two():
+    # Pairs of transfers that may share several ports (four devices): the rows of each pair
+    # and resource count, not just the pairs (GoogLeNet: 106 k congestion nonzeros).
+    problem = schedkit.Problem.load("examples/googlenet_moirai.json")
+    formulation = get_formulation("moirai")
+    built = formulation.build(problem)
+    congestion = next(b for b in formulation.blocks if b.kind == "congestion")
+    actual = sum(built.linear.row_start[r + 1] - built.linear.row_start[r]
+                 for (block, _), group in built.linear.row_groups.items() if block == "congestion"
+                 for r in group.indices)
+    assert actual / 2 <= congestion.estimate(problem) <= 2 * actual
+    assert built.linear.num_nonzeros / 2 <= model_size(formulation, problem) <= 2 * built.linear.num_nonzeros
+
+
 def test_too_large_names_time_and_memory():
     assert too_large(1000, seconds_left=0.01, memory=10**9) is None          # quick builds always
     assert "s to build (half of the 10 s left" in too_large(10**7, seconds_left=10.0, memory=10**12)
@@ -48,13 +62,13 @@ def test_a_model_too_big_for_memory_without_any_schedule_is_refused(monkeypatch)
     problem = schedkit.Problem.from_dict(data)
     assert schedkit.solve(problem, "milp", warm_start="none").makespan == 2
     monkeypatch.setattr(budget, "available_memory", lambda: 1000)
-    with pytest.raises(schedkit.SchedkitError, match=r"GB free\), and no heuristic schedule satisfies "
+    with pytest.raises(schedkit.SchedkitError, match=r"GB free is the most\), and no heuristic schedule satisfies "
                                                      r"formulation 'latency'"):
         schedkit.solve(problem, "milp", warm_start="none", solver="highs")
     # By default (auto), CP-SAT takes the model HiGHS cannot: it needs no pairwise big-M rows.
     schedule = schedkit.solve(problem, "milp", warm_start="none", solver="auto", threads=2)
     assert (schedule.status, schedule.makespan) == ("optimal", 2)
-    assert "GB free): CP-SAT alone" in schedule.message
+    assert "GB free is the most): CP-SAT alone" in schedule.message
 
 
 def test_under_auto_a_model_too_slow_to_build_goes_to_cpsat_alone(monkeypatch):
@@ -70,3 +84,16 @@ def test_the_time_limit_bounds_the_whole_method(monkeypatch):
     schedule = Milp(time_limit=2).solve(problem)
     assert schedule.solve_seconds < 2 + 1.5   # HiGHS may overrun its own limit a little
     assert schedule.status in ("optimal", "feasible")
+
+
+def test_running_out_of_memory_returns_the_start_schedule_saying_so(monkeypatch):
+    import schedkit.milp.solvers.highs as highs
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError("std::bad_alloc")
+
+    monkeypatch.setattr(highs, "highs_for", exhausted)
+    problem = schedkit.Problem.load("examples/hetero20.yaml")
+    schedule = schedkit.solve(problem, "milp", time_limit=5, solver="highs")
+    assert schedule.status == "heuristic" and "ran out of memory" in schedule.message
+    assert schedule.violations(problem) == []
