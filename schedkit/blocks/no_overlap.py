@@ -45,7 +45,8 @@ $M_{ij} = H - q_i - r_j$ bounds $\mathit{end}_i - \mathit{start}_j$.
 {% endif %}
 
 Pairs ordered by the graph's transitive closure get no binary; terms with a fixed $x$ fold
-into constants.
+into constants. A device on which either task takes no time gets no rows: a task of zero
+duration holds its device for no time, and may sit anywhere.
 """
 
     builds_rows = True
@@ -59,7 +60,7 @@ into constants.
         for i, j in order.pairs:
             y = order.col(i, j)
             ti, tj = p.tasks[i], p.tasks[j]
-            common = sorted(set(p.allowed[i]) & set(p.allowed[j]))
+            common = _timed_common(p, i, j)
             for first, second, tag in ((i, j, "before"), (j, i, "after")):
                 m = ctx.big_m(first, second)
                 c0, cf, vf = timing.end_terms(first)
@@ -92,7 +93,7 @@ into constants.
         for i, j in order.pairs:
             y = order.col(i, j)
             ti, tj = p.tasks[i], p.tasks[j]
-            common = sorted(set(p.allowed[i]) & set(p.allowed[j]))
+            common = _timed_common(p, i, j)
             for first, second, tag in ((i, j, "before"), (j, i, "after")):
                 s_first, s_second = timing.start_col(first), timing.start_col(second)
                 latest, lowest = ctx.lin.upper[s_first], ctx.lin.lower[s_second]
@@ -118,8 +119,10 @@ into constants.
                     blk.add("disjunct", (ti, tj, p.devices[d], tag), cols, coefs, lower=rhs)
 
     def build_cp(self, cp):
+        durations = cp.problem.durations
         for d in range(len(cp.problem.devices)):
-            intervals = [interval[d] for interval in cp.interval if d in interval]
+            # (CP-SAT forbids a zero-size interval inside another; the validator allows it)
+            intervals = [interval[d] for i, interval in enumerate(cp.interval) if d in interval and durations[i][d]]
             if len(intervals) > 1:
                 cp.model.AddNoOverlap(intervals)
 
@@ -146,3 +149,10 @@ into constants.
                 if latest is None or row.end > latest.end:
                     latest = row
         return out
+
+
+def _timed_common(problem, i: int, j: int) -> list[int]:
+    """Devices both tasks may use and on which both take time (only those can overlap)."""
+    durations = problem.durations
+    return sorted(d for d in set(problem.allowed[i]) & set(problem.allowed[j])
+                  if durations[i][d] and durations[j][d])

@@ -65,7 +65,8 @@ def fixed_order_times(problem: Problem, device_of: Sequence[int],
     while stack:
         i = stack.pop()
         d = device_of[i]
-        t = device_free[d]
+        held = problem.durations[i][d] > 0  # a task of zero duration holds its device for no time
+        t = device_free[d] if held else 0.0
         if congested:
             t = max(t, transfers.arrivals(i, d, device_of, end, commit=True))
         else:
@@ -73,7 +74,8 @@ def fixed_order_times(problem: Problem, device_of: Sequence[int],
                 t = max(t, arrival(problem, end[p], size, device_of[p], d))
         start[i] = t
         end[i] = t + problem.durations[i][d]
-        device_free[d] = end[i]
+        if held:
+            device_free[d] = end[i]
         done += 1
         for j in after[i]:
             indegree[j] -= 1
@@ -172,6 +174,8 @@ def device_orders(problem, device_of, starts) -> list[list[int]]:
     among equal starts, the earliest end: a zero-length task the solver put at the
     start of a longer one comes first, as in the solver's schedule. Times are compared
     on a grid of the solver's tolerance (a zero-length task at 1e-9 still starts "at 0").
+    A task of zero duration holds its device for no time (as the validator and the
+    ``no_overlap`` block say): it is in no device's order, and waits only for its inputs.
     """
     grid = SOLVER_TOL * max([1.0] + [abs(s) for s in starts])
 
@@ -185,7 +189,8 @@ def device_orders(problem, device_of, starts) -> list[list[int]]:
     orders: list[list[int]] = [[] for _ in problem.devices]
     while heap:
         i = heapq.heappop(heap)[2]
-        orders[device_of[i]].append(i)
+        if problem.durations[i][device_of[i]] > 0:
+            orders[device_of[i]].append(i)
         for j, _ in problem.succs[i]:
             indegree[j] -= 1
             if indegree[j] == 0:

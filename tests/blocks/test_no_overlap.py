@@ -52,3 +52,18 @@ def test_overlap_inside_a_long_task_is_found():
     rows = [("a", "cpu", 0, 3), ("b", "cpu", 0.5, 1), ("c", "cpu", 1.5, 2)]
     found = block("no_overlap").violations(problem(), schedule(rows))
     assert len(found) == 2 and all("device cpu" in f and "'a'" in f for f in found)
+
+
+@pytest.mark.parametrize("solver,encoding", [("highs", "device"), ("highs", "bigm"), ("cpsat", "device")])
+def test_a_task_of_zero_duration_may_sit_inside_another(solver, encoding):
+    # z takes no time on d1 while `long` runs there from 0 to 10: the validator lets z run at 1,
+    # between p and q on d2, so the makespan is 10 (11 if z had to wait for `long` or go first).
+    data = {"name": "zero", "devices": [{"name": "d1"}, {"name": "d2"}],
+            "tasks": [{"name": "long", "durations": {"d1": 10}}, {"name": "p", "durations": {"d2": 1}},
+                      {"name": "z", "durations": {"d1": 0}}, {"name": "q", "durations": {"d2": 1}}],
+            "edges": [{"src": "p", "dst": "z"}, {"src": "z", "dst": "q"}]}
+    problem = schedkit.Problem.from_dict(data)
+    formulation = {"blocks": ["assignment", "precedence", {"no_overlap": {"encoding": encoding}}]}
+    s = schedkit.solve(problem, "milp", formulation=formulation, solver=solver, warm_start="none")
+    assert (s.status, s.makespan) == ("optimal", 10)
+    assert s.violations(problem) == []

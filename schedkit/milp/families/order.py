@@ -31,4 +31,5 @@ transitive closure of the task graph leaves unordered: $y_{ij} = 1$ when $i$ com
         where = {r.task: r for r in schedule.tasks}
         for (a, b), col in self.cols.items():
             ra, rb = where[p.tasks[a]], where[p.tasks[b]]
-            values[col] = 1.0 if (ra.start, a) <= (rb.start, b) else 0.0
+            # (a task of zero duration at another's start goes first: its end is the earlier)
+            values[col] = 1.0 if (ra.start, ra.end, a) <= (rb.start, rb.end, b) else 0.0

@@ -183,13 +183,13 @@ $e^{tr}_{ij} \le H - \min_v (q_{j,v} + p_{j,v})$."""
                 begin = a.end
                 end = begin + (p.comm_time(size, u, v) if p.pair_allowed(size, u, v) else 0.0)
             values[self.starts[k]], values[self.ends[k]] = begin, end
-            starts.append(begin)
+            starts.append((begin, end))
             for u2, v2, _ in self.pairs[k]:
                 col = self.w.get((k, u2, v2))
                 if col is not None:
                     values[col] = 1.0 if (u2, v2) == (u, v) else 0.0
         for (k, l), col in self.orders.items():
-            values[col] = 1.0 if (starts[k], k) <= (starts[l], l) else 0.0
+            values[col] = 1.0 if (*starts[k], k) <= (*starts[l], l) else 0.0
 
     def read(self, values: Sequence[float], draft: Draft) -> None:
         draft.extras["transfer_starts"] = {(i, j): values[self.starts[k]] or 0.0
