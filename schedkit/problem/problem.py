@@ -54,6 +54,9 @@ class Problem:
         ``durations[i][d]``: time of task ``i`` on device ``d``, for its allowed devices only.
     allowed : list of tuple
         Devices each task may run on (its durations, restricted by ``pin``).
+    task_memory, weight_memory, activation_memory : list of float
+        Per task: static ``memory``, resident ``weight_memory`` and ``activation_memory``
+        (0 where the file gives none; an activation may be negative, see ``memory_timeline``).
     preds, succs : list of list of (int, float)
         Neighbours of each task with the size of the data on the edge.
     edges : list of (int, int, float)
@@ -75,6 +78,8 @@ class Problem:
         self.task_index = {name: k for k, name in enumerate(self.tasks)}
         self.device_memory = [math.inf if d.memory is None else d.memory for d in spec.devices]
         self.task_memory = [t.memory for t in spec.tasks]
+        self.weight_memory = [t.weight_memory or 0.0 for t in spec.tasks]
+        self.activation_memory = [t.activation_memory or 0.0 for t in spec.tasks]
         self.durations: list[dict[int, float]] = []
         # The devices each memory size fits, once per size (most tasks share a few); a task's
         # durations on them by map and zip, since this loop meets tasks x devices pairs.

@@ -130,8 +130,11 @@ class TaskSpec(_Frozen):
     """Operator type (used by operator-fusion coarsening)."""
     weight_memory: NonNegative | None = None
     """Weights kept on the device (memory timeline formulations)."""
-    activation_memory: NonNegative | None = None
-    """Activations produced by the task (memory timeline formulations)."""
+    activation_memory: Number | None = None
+    """Activations produced by the task (memory timeline formulations): under
+    ``memory_timeline: {mode: deltas}`` a positive amount is taken when the task starts and
+    a negative one released when it ends; under ``mode: lifetime`` the size of its output
+    (never negative)."""
 
     def duration_on(self, device: DeviceSpec) -> float | None:
         """Duration of one input on ``device``, or ``None`` where the task cannot run."""
