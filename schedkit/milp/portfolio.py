@@ -49,6 +49,10 @@ def solve_cpsat(problem: Problem, formulation, warm, horizon: float | None, time
     return _not_worse_than(result, warm)
 
 
+#: CP-SAT's workers beside HiGHS's one thread.
+RACING_WORKERS = 1
+
+
 def cp_beside(problem: Problem, formulation, warm, deadline: float | None, to_model, factor: float,
               seed: int, verbose: bool, method: str, found: list, worker: Worker):
     """The helper that races CP-SAT beside HiGHS (see :func:`schedkit.milp.race.run_beside`).
@@ -62,7 +66,8 @@ def cp_beside(problem: Problem, formulation, warm, deadline: float | None, to_mo
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0.5:
             return
-        job = make_job(problem, formulation, warm.makespan if warm else None, warm, left, 1, seed, verbose)
+        job = make_job(problem, formulation, warm.makespan if warm else None, warm, left, RACING_WORKERS, seed,
+                       verbose)
 
         def improving(found) -> None:
             # each schedule CP-SAT finds is offered to HiGHS as it comes, its bound too
@@ -115,7 +120,16 @@ def combine(highs: Result, cp: Result | None) -> Result:
 
 
 def _not_worse_than(result: Result, warm) -> Result:
-    """A solver's result, or the start schedule when the solver found nothing better."""
+    """A solver's result, or the start schedule when the solver found nothing better.
+
+    The start schedule satisfies every block: a claim of infeasibility beside it is a solver
+    fault, never passed on as a proof.
+    """
+    if warm is not None and result.quality is Quality.INFEASIBLE:
+        return _updated(result, schedule=warm.model_copy(update={"method": result.method}),
+                        quality=Quality.FEASIBLE, bound=None,
+                        message="CP-SAT called the model infeasible, but the start schedule satisfies "
+                                "every block: that claim is a solver fault, not a proof")
     if warm is None or (result.schedule is not None and result.schedule.makespan <= warm.makespan) \
             or result.quality is Quality.INFEASIBLE:
         return result

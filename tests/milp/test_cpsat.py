@@ -180,3 +180,37 @@ def test_a_spare_worker_waits_loaded_for_the_next_solve():
     schedkit.solve(p, "milp", formulation="jssp", solver="cpsat")  # ... and taken by this solve
     assert spare.process.poll() is not None and SPARE.worker is not spare
     assert SPARE.worker.process.poll() is None
+
+
+def test_optional_intervals_of_different_sizes_on_one_task_find_the_optimum():
+    # OR-Tools 9.15 called this feasible model (optimum 7: t1, t3, t2 on g0, t4 on g1 from 6)
+    # infeasible when t1's and t4's optional intervals shared their task's end variable and
+    # the horizon was below 8 (here: the horizon of a list schedule, 7).
+    p = Problem.from_dict({
+        "name": "shared-end", "devices": [{"name": "g0"}, {"name": "g1"}],
+        "links": [{"src": "g0", "dst": "g1", "bandwidth": 2.0, "latency": 0.5}],
+        "tasks": [{"name": "t0", "durations": {"g0": 0.0}},
+                  {"name": "t1", "durations": {"g0": 1.0, "g1": 2.0}},
+                  {"name": "t2", "durations": {"g0": 2.0}},
+                  {"name": "t3", "durations": {"g0": 2.0}},
+                  {"name": "t4", "durations": {"g0": 3.0, "g1": 1.0}}],
+        "edges": [{"src": "t0", "dst": "t2", "size": 1}, {"src": "t1", "dst": "t2", "size": 1},
+                  {"src": "t0", "dst": "t3", "size": 2}, {"src": "t1", "dst": "t3", "size": 2},
+                  {"src": "t2", "dst": "t4", "size": 1}, {"src": "t3", "dst": "t4", "size": 2}]})
+    s = schedkit.solve(p, "milp", solver="cpsat", threads=1)
+    assert (s.status, s.makespan) == ("optimal", 7)
+
+
+def test_a_claim_of_infeasibility_beside_a_valid_start_is_not_passed_on(monkeypatch):
+    import schedkit.milp.portfolio as portfolio
+    from schedkit.schedule import Quality, Result, Termination
+
+    def infeasible(problem, formulation, job, answer, method):
+        return Result(termination=Termination.FINISHED, quality=Quality.INFEASIBLE, method=method,
+                      problem=problem.name)
+
+    monkeypatch.setattr(portfolio, "read_answer", infeasible)
+    p = Problem.load("examples/tiny.yaml")
+    s = schedkit.solve(p, "milp", solver="cpsat", threads=1)
+    assert s.status == "feasible" and s.tasks and "not a proof" in s.message
+    assert s.violations(p) == []

@@ -67,9 +67,15 @@ class CpContext:
                     on[d] = model.NewConstant(1)
                     interval[d] = model.NewIntervalVar(start, self.duration[i][d], end, f"on({label})")
                 else:
+                    # Each optional interval ends at its own expression, tied to the task's end
+                    # when present: OR-Tools 9.15 declares feasible models infeasible when
+                    # optional intervals of different sizes share one end variable (a 5-task
+                    # case in tests/milp/test_cpsat.py).
                     on[d] = model.NewBoolVar(f"x({label})")
-                    interval[d] = model.NewOptionalIntervalVar(start, self.duration[i][d], end, on[d],
+                    length = self.duration[i][d]
+                    interval[d] = model.NewOptionalIntervalVar(start, length, start + length, on[d],
                                                                f"on({label})")
+                    model.Add(end == start + length).OnlyEnforceIf(on[d])
             self.start.append(start)
             self.end.append(end)
             self.on.append(on)
@@ -109,8 +115,10 @@ class CpContext:
                 model.AddBoolAnd([self.on[i][u], self.on[j][v]]).OnlyEnforceIf(both)
                 model.AddBoolOr([self.on[i][u].Not(), self.on[j][v].Not(), both])
                 length = up(p.comm_time(size, u, v))
-                interval = model.NewOptionalIntervalVar(start, length, end, both,
+                # (its own end expression: see the task intervals above)
+                interval = model.NewOptionalIntervalVar(start, length, start + length, both,
                                                         f"transfer({key}_{p.devices[u]}_{p.devices[v]})")
+                model.Add(end == start + length).OnlyEnforceIf(both)
                 transfer.pairs[u, v] = (both, interval)
             self._transfers.append(transfer)
         return self._transfers
