@@ -9,7 +9,8 @@ from schedkit.blocks.memory import Memory
 from schedkit.blocks.cuts import Cuts
 from schedkit.blocks.channels import Channels
 from schedkit.blocks.congestion import Congestion
+from schedkit.blocks.memory_timeline import MemoryTimeline
 
 __all__ = ["BLOCKS", "Block", "BuildContext", "RowSink", "block_from_data", "register_block",
            "Assignment", "Placement", "Precedence", "NoOverlap", "Memory", "Cuts",
-           "Channels", "Congestion"]
+           "Channels", "Congestion", "MemoryTimeline"]

@@ -5,7 +5,8 @@ knows (the device of each task, the start times; the ``transfer`` family: each
 transfer's start, in ``extras["transfer_starts"]``) into a
 :class:`~schedkit.milp.families.Draft`; the order of the tasks on each device (and of the
 transfers on each channel or port, under congestion) is taken from the draft and the
-times recomputed exactly, left-shifted (:func:`~schedkit.timing.fixed_order_times`). :func:`exact_result` then decides
+times recomputed exactly, left-shifted (under ``memory_timeline`` no earlier than the
+solver's own) (:func:`~schedkit.timing.fixed_order_times`). :func:`exact_result` then decides
 how good the schedule is proven to be.
 
 Examples
@@ -26,7 +27,8 @@ from schedkit.milp.families import Draft
 from schedkit.milp.solvers.base import RawSolution
 from schedkit.numerics import SOLVER_TOL, closed, finite_or_none
 from schedkit.schedule import Quality, Result, Schedule
-from schedkit.timing import Transfers, congestion_resource, device_orders, fixed_order_times, to_schedule
+from schedkit.timing import (MemoryLevels, Transfers, congestion_resource, device_orders, fixed_order_times,
+                             to_schedule)
 
 
 def warm_values(built, schedule: Schedule) -> list:
@@ -45,10 +47,12 @@ def read_schedule(built, values: Sequence[float], method: str) -> Schedule:
         family.read(values, draft)
     device_of = [d if d is not None else p.allowed[i][0] for i, d in enumerate(draft.device_of)]
     starts = [s if s is not None else 0.0 for s in draft.starts]
-    # With congestion, the transfers keep the solver's order on every channel and port.
+    # With congestion, the transfers keep the solver's order on every channel and port; with
+    # a memory timeline, nothing starts before the solver had it (waiting for a release).
     transfers = Transfers(p, congestion_resource(built.blocks))
+    waits = MemoryLevels.of(p, built.blocks) is not None
     exact = fixed_order_times(p, device_of, device_orders(p, device_of, starts), transfers,
-                              draft.extras.get("transfer_starts"))
+                              draft.extras.get("transfer_starts"), not_before=starts if waits else None)
     return to_schedule(p, device_of, exact, method, transfers)
 
 

@@ -57,6 +57,9 @@ class Problem:
     task_memory, weight_memory, activation_memory : list of float
         Per task: static ``memory``, resident ``weight_memory`` and ``activation_memory``
         (0 where the file gives none; an activation may be negative, see ``memory_timeline``).
+    resident_memory : list of float
+        Per task, what a memory timeline holds on its device all along: weights plus
+        static memory.
     preds, succs : list of list of (int, float)
         Neighbours of each task with the size of the data on the edge.
     edges : list of (int, int, float)
@@ -80,6 +83,8 @@ class Problem:
         self.task_memory = [t.memory for t in spec.tasks]
         self.weight_memory = [t.weight_memory or 0.0 for t in spec.tasks]
         self.activation_memory = [t.activation_memory or 0.0 for t in spec.tasks]
+        # what a memory timeline holds on the task's device all along: weights and static memory
+        self.resident_memory = [w + m for w, m in zip(self.weight_memory, self.task_memory)]
         self.durations: list[dict[int, float]] = []
         # The devices each memory size fits, once per size (most tasks share a few); a task's
         # durations on them by map and zip, since this loop meets tasks x devices pairs.

@@ -216,15 +216,17 @@ def _key(task: Any, device: str, colour_by: str) -> str:
     return (name[:min(cuts)] if cuts else name).rstrip("0123456789") or name
 
 
-def memory_levels(problem: Any, schedule: Any) -> dict[str, list[tuple[float, float]]]:
+def memory_levels(problem: Any, schedule: Any, mode: str = "lifetime") -> dict[str, list[tuple[float, float]]]:
     """Memory level of each device over time as step points ``(time, level from then on)``.
 
-    Empty when the problem has no memory data. Resident from time 0: the static
-    ``memory`` and the ``weight_memory`` of the tasks placed on a device. A task's
-    ``activation_memory`` (its output) occupies its device from the task's start until the
-    last of its consumers there and its outgoing transfers ends (its own end when nothing
-    reads it), and one copy on every other device that reads it, from the first transfer
-    there until the last reader there ends (``memory_timeline``, mode ``lifetime``).
+    Empty when the problem has no memory data. The level is the ``memory_timeline`` block's
+    (:meth:`~schedkit.blocks.MemoryTimeline.occupancy`, in ``mode``): resident from time 0
+    the static ``memory`` and the ``weight_memory`` of the tasks placed on a device; under
+    ``lifetime`` a task's ``activation_memory`` (its output) from its start until the last
+    of its consumers there and its outgoing transfers ends, and one copy on every other
+    device that reads it, from the first transfer there until the last reader there ends;
+    under ``deltas`` a positive activation from its task's start, a negative one released
+    at its end.
 
     Examples
     --------
@@ -234,38 +236,18 @@ def memory_levels(problem: Any, schedule: Any) -> dict[str, list[tuple[float, fl
     >>> levels["gpu0"][0], levels["cpu"][0]
     ((0.0, 590000000.0), (0.0, 0.0))
     """
-    spec = {t.name: t for t in problem.spec.tasks}
-    if not any(t.memory or t.weight_memory or t.activation_memory for t in spec.values()):
+    from schedkit.blocks import MemoryTimeline
+
+    if not any(problem.resident_memory) and not any(problem.activation_memory):
         return {}
-    runs = {r.task: r for r in schedule.tasks}
-    resident = {d: 0.0 for d in problem.devices}
-    events: dict[str, list[tuple[float, float]]] = {d: [] for d in problem.devices}
-    arrivals: dict[tuple[str, str], list] = {}
-    sent_until: dict[str, float] = {}
-    for t in schedule.transfers:
-        arrivals.setdefault((t.src, t.to), []).append(t)
-        sent_until[t.src] = max(sent_until.get(t.src, t.end), t.end)
-    for r in schedule.tasks:
-        task = spec[r.task]
-        resident[r.device] += (task.memory or 0.0) + (task.weight_memory or 0.0)
-        size = task.activation_memory or 0.0
-        if size <= 0:
-            continue
-        readers = [runs[problem.tasks[j]] for j, _ in problem.succs[problem.task_index[r.task]]
-                   if problem.tasks[j] in runs]
-        local_end = max([c.end for c in readers if c.device == r.device] +
-                        [sent_until.get(r.task, r.end), r.end])
-        events[r.device] += [(r.start, size), (local_end, -size)]
-        for device in {c.device for c in readers if c.device != r.device}:
-            sent = [t.start for t in arrivals.get((r.task, device), [])]
-            first = min(sent) if sent else r.end
-            last = max(c.end for c in readers if c.device == device)
-            events[device] += [(first, size), (last, -size)]
+    resident, items = MemoryTimeline(mode=mode).occupancy(problem, schedule)
     levels = {}
-    for device in problem.devices:
-        level, points = resident[device], [(0.0, resident[device])]
+    for d, device in enumerate(problem.devices):
+        events = [(start, amount) for start, _, amount in items[d]]
+        events += [(finish, -amount) for _, finish, amount in items[d] if finish != math.inf]
+        level, points = resident[d], [(0.0, resident[d])]
         # At equal times releases come first (they sort before additions: negative deltas).
-        for time, delta in sorted(events[device]):
+        for time, delta in sorted(events):
             level += delta
             if points[-1][0] == time:
                 points[-1] = (time, level)

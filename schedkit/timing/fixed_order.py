@@ -31,7 +31,8 @@ from schedkit.timing.transfers import Transfers
 
 def fixed_order_times(problem: Problem, device_of: Sequence[int],
                       device_orders: Sequence[Sequence[int]], transfers: Transfers | None = None,
-                      transfer_starts: dict[tuple[int, int], float] | None = None) -> list[float]:
+                      transfer_starts: dict[tuple[int, int], float] | None = None,
+                      not_before: Sequence[float] | None = None) -> list[float]:
     """Earliest start times given each task's device and the task order on every device.
 
     With ``transfers`` of a ``congestion`` formulation, transfers hold their channels and
@@ -42,11 +43,15 @@ def fixed_order_times(problem: Problem, device_of: Sequence[int],
     (:meth:`~schedkit.timing.transfers.Transfers.arrivals`). The transfers' times are
     then in ``transfers.booked``.
 
+    ``not_before``: a least start per task (and then ``transfer_starts`` a least start per
+    transfer): under ``memory_timeline`` a solver may delay a task or a transfer until memory
+    is released, and moving it earlier could break the level.
+
     Raises :class:`~schedkit.errors.ScheduleError` when the device orders contradict the
     task graph (a cycle).
     """
     if transfers is not None and transfers.congested and transfer_starts is not None:
-        return _ordered_transfers(problem, device_of, device_orders, transfers, transfer_starts)
+        return _ordered_transfers(problem, device_of, device_orders, transfers, transfer_starts, not_before)
     congested = transfers is not None and transfers.congested
     n = len(problem.tasks)
     after: list[list[int]] = [[] for _ in range(n)]
@@ -72,6 +77,8 @@ def fixed_order_times(problem: Problem, device_of: Sequence[int],
         else:
             for p, size in problem.preds[i]:
                 t = max(t, arrival(problem, end[p], size, device_of[p], d))
+        if not_before is not None and not_before[i] > t:
+            t = not_before[i]
         start[i] = t
         end[i] = t + problem.durations[i][d]
         if held:
@@ -87,7 +94,8 @@ def fixed_order_times(problem: Problem, device_of: Sequence[int],
 
 
 def _ordered_transfers(problem: Problem, device_of: Sequence[int], device_orders: Sequence[Sequence[int]],
-                       transfers: Transfers, transfer_starts: dict[tuple[int, int], float]) -> list[float]:
+                       transfers: Transfers, transfer_starts: dict[tuple[int, int], float],
+                       not_before: Sequence[float] | None = None) -> list[float]:
     """Earliest times of tasks and transfers under the device orders and, on every
     resource, the order of ``transfer_starts`` (a longest-path pass in topological order)."""
     n = len(problem.tasks)
@@ -121,6 +129,10 @@ def _ordered_transfers(problem: Problem, device_of: Sequence[int], device_orders
         for b in targets:
             indegree[b] += 1
     start = [0.0] * len(length)
+    if not_before is not None:
+        start[:n] = [float(t) for t in not_before]
+        for k, (i, j, _) in enumerate(moving):
+            start[n + k] = transfer_starts.get((i, j), 0.0)
     stack = [a for a in range(len(length)) if indegree[a] == 0]
     done = 0
     while stack:

@@ -49,6 +49,8 @@ WITH = {
     "cuts": ["assignment", "precedence", "cuts"],
     "channels": ["assignment", {"precedence": {"communication": True}}, "channels"],
     "congestion": ["assignment", "precedence", "no_overlap", "channels", {"congestion": {"resource": "port"}}],
+    "memory_timeline": ["assignment", "placement", "precedence", "no_overlap", {"memory_timeline": {"mode": "deltas"}}],
+    "memory_timeline_lifetime": ["assignment", "precedence", "no_overlap", {"memory_timeline": {"mode": "lifetime"}}],
 }
 
 PORTS = {
@@ -63,10 +65,55 @@ PORTS = {
     "edges": [{"src": "a", "dst": "b", "size": 4}, {"src": "a", "dst": "c", "size": 4}],
 }
 
+#: ``memory_timeline`` (deltas): forward passes ``f1``, ``f2`` (weights 1, activations +4)
+#: and their backward passes ``b1``, ``b2`` (activations -4), each pair on one device; each
+#: backward pass reads both forward passes. On one device with memory 6 both forward passes
+#: would come before any release (level 2 + 8), so the pairs take a device each: f1 on the cpu
+#: [0, 3), f2 on the gpu [0, 1), b2 on the gpu [3, 4), b1 on the cpu [3, 6); optimum 6
+#: (4 without the timeline).
+PAIRS = {
+    "format": "schedkit/v1", "name": "pairs",
+    "devices": [{"name": "gpu", "memory": 6}, {"name": "cpu", "memory": 6}],
+    "links": [{"src": "gpu", "dst": "cpu", "bandwidth": 2, "latency": 0.5}],
+    "tasks": [
+        {"name": "f1", "durations": {"gpu": 1, "cpu": 3}, "weight_memory": 1, "activation_memory": 4,
+         "colocate": "p1"},
+        {"name": "f2", "durations": {"gpu": 1, "cpu": 3}, "weight_memory": 1, "activation_memory": 4,
+         "colocate": "p2"},
+        {"name": "b1", "durations": {"gpu": 1, "cpu": 3}, "activation_memory": -4, "colocate": "p1"},
+        {"name": "b2", "durations": {"gpu": 1, "cpu": 3}, "activation_memory": -4, "colocate": "p2"},
+    ],
+    "edges": [{"src": "f1", "dst": "b1"}, {"src": "f2", "dst": "b2"},
+              {"src": "f1", "dst": "b2"}, {"src": "f2", "dst": "b1"}],
+}
+
+#: ``memory_timeline`` (lifetime): ``c`` reads the outputs of ``a`` and ``b`` (3 each), so
+#: both live wherever ``c`` runs until it ends: 6 on the gpu (memory 5) is too much, and ``c``
+#: runs on the slower cpu: a [0, 1) and b [1, 2) on the gpu, c [2, 4) on the cpu; optimum 4
+#: (3 on the gpu alone without the timeline).
+JOIN = {
+    "format": "schedkit/v1", "name": "join",
+    "devices": [{"name": "gpu", "memory": 5}, {"name": "cpu", "memory": 10}],
+    "links": [{"src": "gpu", "dst": "cpu", "bandwidth": 2, "latency": 0.5, "bidirectional": True}],
+    "tasks": [
+        {"name": "a", "durations": {"gpu": 1, "cpu": 2}, "activation_memory": 3},
+        {"name": "b", "durations": {"gpu": 1, "cpu": 2}, "activation_memory": 3},
+        {"name": "c", "durations": {"gpu": 1, "cpu": 2}, "weight_memory": 1, "activation_memory": 1},
+    ],
+    "edges": [{"src": "a", "dst": "c", "size": 0}, {"src": "b", "dst": "c", "size": 0}],
+}
+
 #: Blocks whose cases use an instance of their own: kind -> (data, feasible rows, infeasible rows).
 OWN = {
     "congestion": (PORTS, [("a", "gpu", 0, 1), ("b", "gpu", 1, 6), ("c", "cpu", 3.5, 4.5)],
                    [("a", "gpu", 0, 1), ("b", "cpu", 3.5, 4.5), ("c", "cpu", 4.5, 5.5)]),
+    # Both pairs on the gpu, both forward passes first: 2 + 4 + 4 at time 1.
+    "memory_timeline": (PAIRS, [("f1", "cpu", 0, 3), ("f2", "gpu", 0, 1), ("b2", "gpu", 3, 4),
+                                ("b1", "cpu", 3, 6)],
+                        [("f1", "gpu", 0, 1), ("f2", "gpu", 1, 2), ("b1", "gpu", 2, 3), ("b2", "gpu", 3, 4)]),
+    # c on the gpu: its weights (1, resident) and the outputs of a and b (3 + 3) at time 1.
+    "memory_timeline_lifetime": (JOIN, [("a", "gpu", 0, 1), ("b", "gpu", 1, 2), ("c", "cpu", 2, 4)],
+                                 [("a", "gpu", 0, 1), ("b", "gpu", 1, 2), ("c", "gpu", 2, 3)]),
 }
 
 

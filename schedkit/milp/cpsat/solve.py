@@ -23,7 +23,8 @@ from schedkit.numerics import OPTIMAL_GAP, SOLVER_TOL, closed
 from schedkit.problem import Problem
 from schedkit.problem.bounds import lower_bound
 from schedkit.schedule import Quality, Result, Termination
-from schedkit.timing import Transfers, congestion_resource, device_orders, fixed_order_times, to_schedule
+from schedkit.timing import (MemoryLevels, Transfers, congestion_resource, device_orders, fixed_order_times,
+                             to_schedule)
 
 #: What to install for CP-SAT.
 EXTRA = "pip install 'schedkit[cpsat]'"
@@ -84,8 +85,10 @@ def read_answer(problem: Problem, formulation, job: Job, answer: Answer, method:
     transfers = Transfers(problem, congestion_resource(formulation.blocks))
     starts = [ticks.time(s) for s in answer.starts]
     moved = {edge: ticks.time(s) for edge, s in answer.transfer_starts.items()}
+    # (under a memory timeline nothing moves before CP-SAT had it: it may wait for a release)
+    waits = MemoryLevels.of(problem, formulation.blocks) is not None
     exact = fixed_order_times(problem, answer.devices, device_orders(problem, answer.devices, starts),
-                              transfers, moved or None)
+                              transfers, moved or None, not_before=starts if waits else None)
     schedule = to_schedule(problem, answer.devices, exact, method, transfers)
     makespan = schedule.makespan
     claimed = ticks.time(answer.objective)
