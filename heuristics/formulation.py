@@ -25,7 +25,7 @@ from schedkit.errors import FormulationError, OptionError
 from schedkit.methods import Method, MethodOptions
 from schedkit.milp.formulation import Formulation, get_formulation
 from schedkit.problem import Problem
-from schedkit.timing import Transfers, congestion_resource
+from schedkit.timing import MemoryLevels, Transfers, congestion_resource
 from schedkit.validate import semantic_blocks
 
 __all__ = ["FormulationOptions", "FollowsFormulation", "HONOURED"]
@@ -57,6 +57,9 @@ class FollowsFormulation(Method):
     its data, as for ``milp``: the option then records its name.
     """
 
+    #: Block kinds whose meaning this method builds into its schedules.
+    honours: frozenset = HONOURED
+
     def __init__(self, formulation=None, **options):
         self._given = None
         if isinstance(formulation, (Formulation, dict)):
@@ -80,7 +83,7 @@ class FollowsFormulation(Method):
             return semantic_blocks(problem)
         blocks = list(formulation.blocks)
         for block in blocks:
-            if block.role == "semantic" and block.kind not in HONOURED and block.applies_to(problem):
+            if block.role == "semantic" and block.kind not in self.honours and block.applies_to(problem):
                 raise FormulationError(f"method '{self.name}' cannot honour block '{block.kind}' "
                                        f"of formulation '{formulation.name}' (use milp)")
         return blocks
@@ -92,3 +95,8 @@ class FollowsFormulation(Method):
     def transfers(self, problem: Problem) -> Transfers:
         """The transfer timelines of a schedule of ``problem`` under the formulation."""
         return Transfers(problem, congestion_resource(self.blocks(problem)))
+
+    def levels(self, problem: Problem, transfers: Transfers | None = None) -> MemoryLevels | None:
+        """Fresh memory levels of a schedule of ``problem`` under the formulation (``None``
+        without ``memory_timeline``)."""
+        return MemoryLevels.of(problem, self.blocks(problem), transfers)

@@ -35,7 +35,7 @@ from typing import ClassVar
 
 from schedkit.problem.bounds import lower_bound
 from schedkit.errors import ProblemError
-from schedkit.heuristics.formulation import FollowsFormulation, FormulationOptions
+from schedkit.heuristics.formulation import HONOURED, FollowsFormulation, FormulationOptions
 from schedkit.heuristics.placement import Reservation
 from schedkit.methods import MethodOptions
 from schedkit.problem import Problem
@@ -55,8 +55,12 @@ class ListSchedulingOptions(FormulationOptions):
 class ListSchedulingMethod(FollowsFormulation):
     """Base class of the list schedulers (not registered itself).
 
-    Subclasses implement :meth:`priority` and :meth:`rule`.
+    Subclasses implement :meth:`priority` and :meth:`rule`. Under ``memory_timeline`` a
+    task starts only where and when it fits, and waits while it fits nowhere
+    (:class:`~schedkit.timing.levels.MemoryLevels`).
     """
+
+    honours = HONOURED | {"memory_timeline"}
 
     Options: ClassVar[type[MethodOptions]] = ListSchedulingOptions
 
@@ -73,11 +77,12 @@ class ListSchedulingMethod(FollowsFormulation):
         transfers = self.transfers(problem)
         try:
             device_of, start = list_schedule(problem, priority, rule=rule, insertion=self.options.insertion,
-                                             transfers=transfers)
+                                             transfers=transfers, levels=self.levels(problem, transfers))
         except ProblemError:
             # Memory or links used up greedily: again, keeping room for the tasks to come.
             transfers = self.transfers(problem)
             device_of, start = list_schedule(problem, priority, rule=rule, insertion=self.options.insertion,
-                                             transfers=transfers, reserve=Reservation(problem, self.name))
+                                             transfers=transfers, reserve=Reservation(problem, self.name),
+                                             levels=self.levels(problem, transfers))
         return Result.heuristic(to_schedule(problem, device_of, start, self.name, transfers),
                                 bound=lower_bound(problem))

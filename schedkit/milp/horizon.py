@@ -15,6 +15,7 @@ from __future__ import annotations
 from schedkit.errors import ProblemError
 from schedkit.problem import Problem
 from schedkit.timing import Transfers, congestion_resource, list_schedule, to_schedule
+from schedkit.timing.levels import MemoryLevels
 from schedkit.problem.graph import upward_rank
 from schedkit.validate import violations
 
@@ -37,7 +38,7 @@ def choose_horizon(problem: Problem, blocks, warm=None):
 
     Candidates are ``warm`` (when given), list schedules by upward rank with
     earliest-finish device choice (transfers on channel and port timelines when the blocks
-    include ``congestion``) and every task on one device, for each device that may run them
+    include ``congestion``; memory levels under ``memory_timeline``) and every task on one device, for each device that may run them
     all (nothing to transfer: under congestion, often hard to beat). Without a valid
     candidate, the serial horizon is returned with ``None``.
     """
@@ -46,7 +47,8 @@ def choose_horizon(problem: Problem, blocks, warm=None):
     for rank in (upward_rank(problem, "mean"), upward_rank(problem, "min")):
         transfers = Transfers(problem, resource)
         try:
-            device_of, start = list_schedule(problem, rank, transfers=transfers)
+            device_of, start = list_schedule(problem, rank, transfers=transfers,
+                                             levels=MemoryLevels.of(problem, blocks, transfers))
         except ProblemError:
             continue
         candidates.append(to_schedule(problem, device_of, start, "horizon", transfers))
@@ -56,7 +58,8 @@ def choose_horizon(problem: Problem, blocks, warm=None):
             transfers = Transfers(problem, resource)
             try:
                 device_of, start = list_schedule(problem, rank, device_of=[d] * len(problem.tasks),
-                                                 transfers=transfers)
+                                                 transfers=transfers,
+                                                 levels=MemoryLevels.of(problem, blocks, transfers))
             except ProblemError:  # its memory cannot hold them all
                 continue
             candidates.append(to_schedule(problem, device_of, start, "horizon", transfers))

@@ -89,7 +89,7 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
                   rule: DeviceRule = earliest_finish,
                   insertion: bool = True,
                   transfers: Transfers | None = None,
-                  reserve=None) -> tuple[list[int], list[float]]:
+                  reserve=None, levels=None) -> tuple[list[int], list[float]]:
     """Schedule ready tasks in decreasing ``priority``, each on a device chosen by ``rule``.
 
     Parameters
@@ -113,6 +113,10 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
         Keeps memory for the tasks still to come on a nearly full instance: its
         ``candidates(task, devices)`` narrows a task's devices, and ``commit(task, device)``
         records the choice (see :class:`schedkit.heuristics.placement.Reservation`).
+    levels : MemoryLevels, optional
+        The memory levels of a ``memory_timeline`` formulation
+        (:class:`~schedkit.timing.levels.MemoryLevels`): a task starts only where and when
+        it fits; a task that fits on no device waits until another placement frees memory.
 
     Returns
     -------
@@ -121,7 +125,9 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
     Raises
     ------
     ProblemError
-        When a task has no device left (memory used up, collocation, no link).
+        When a task has no device left (memory used up, collocation, no link), or, with
+        ``levels``, when no task left fits (this list schedule found no memory-feasible
+        schedule: not a proof that none exists).
     """
     n = len(problem.tasks)
     preds, succs, durations = problem.preds, problem.succs, problem.durations
@@ -144,14 +150,21 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
     group_device: dict[str, int] = {}
     groups = [t.colocate for t in problem.spec.tasks]
     congested = transfers is not None and transfers.congested
-    fast = device_of is None and isinstance(rule, FinishRule) and not congested
+    fast = device_of is None and isinstance(rule, FinishRule) and not congested and levels is None
+    if levels is not None and levels.keeps_order:
+        insertion = False  # the level at a start depends on the device's order: keep it the time order
+    waiting: list[int] = []  # tasks that fit nowhere yet
     if congested:
         def ready_on(i: int, d: int) -> float:
             return transfers.arrivals(i, d, device, end)
     else:
         def ready_on(i: int, d: int) -> float:
             return _ready(problem, i, d, device, end)
-    while heap:
+    while heap or waiting:
+        if not heap:
+            names = ", ".join(f"'{problem.tasks[k]}'" for k in waiting[:3])
+            raise ProblemError(f"task {names}: no device has memory for it at any time this list "
+                               f"schedule tried (memory_timeline; not a proof that no schedule exists)")
         _, i = heapq.heappop(heap)
         candidates = _candidates(problem, i, device, free_memory, group_device.get(groups[i]),
                                  None if device_of is None else device_of[i], limited, connected)
@@ -164,7 +177,7 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
             prefer = rule.first[i]
             least = min(prefer[d] for d in candidates)
             candidates = [d for d in candidates if prefer[d] == least]
-        if len(candidates) == 1:
+        if len(candidates) == 1 and levels is None:
             d = candidates[0]
             t = timelines[d].earliest(ready_on(i, d), table[d], insertion)
         elif fast:
@@ -173,8 +186,16 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
             options = []
             for d in candidates:
                 length = table[d]
-                t = timelines[d].earliest(ready_on(i, d), length, insertion)
+                ready = ready_on(i, d)
+                if levels is not None:
+                    ready = levels.earliest(i, d, ready, device, end)
+                    if ready is None:
+                        continue
+                t = timelines[d].earliest(ready, length, insertion)
                 options.append((d, t, t + length))
+            if not options:
+                waiting.append(i)
+                continue
             d = rule(i, options)
             _, t, _ = next(o for o in options if o[0] == d)
         if congested:
@@ -188,6 +209,11 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
         tails[0][d], tails[1][d], tails[2][d], tails[3][d] = (line.last_start, line.last_end,
                                                               line.widest, line.first_start)
         free_memory[d] -= problem.task_memory[i]
+        if levels is not None:
+            levels.place(i, d, t, finish, device, end)
+            for k in waiting:  # memory may have been freed: try them again
+                heapq.heappush(heap, (-priority[k], k))
+            waiting.clear()
         if groups[i] is not None:
             group_device[groups[i]] = d
         for j, _ in succs[i]:
