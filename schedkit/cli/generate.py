@@ -1,5 +1,7 @@
-"""``schedkit generate {layered,er,platform}``: seeded random problems (:mod:`schedkit.generators`)
-and devices files for the ONNX importer (:mod:`schedkit.generators.platform`)."""
+"""``schedkit generate {layered,er,platform,rwnn,pipeline}``: seeded random problems
+(:mod:`schedkit.generators`), devices files for the ONNX importer
+(:mod:`schedkit.generators.platform`) and She et al.'s DualPipe pipeline instance
+(:mod:`schedkit.generators.pipeline`)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ from typing import Any
 from schedkit.cli.common import PROBLEM_FILES, files, finite_float
 from schedkit.errors import ProblemError, SchedkitError
 
-__all__ = ["add_generate_command", "run_generate", "add_platform_kind", "run_generate_platform"]
+__all__ = ["add_generate_command", "run_generate", "add_platform_kind", "run_generate_platform",
+           "add_pipeline_kind", "run_generate_pipeline"]
 
 
 def add_generate_command(subparsers: Any) -> argparse.ArgumentParser:
@@ -66,6 +69,7 @@ def add_generate_command(subparsers: Any) -> argparse.ArgumentParser:
     common(er)
     add_platform_kind(kinds)
     add_rwnn_kind(kinds)
+    add_pipeline_kind(kinds)
     return parser
 
 
@@ -272,4 +276,104 @@ def run_generate_rwnn(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     else:
         write_text_atomic(args.output, text)
+    return 0
+
+
+def add_pipeline_kind(kinds: Any) -> argparse.ArgumentParser:
+    """Add ``generate pipeline``: She et al.'s DualPipe instance (:mod:`schedkit.generators.pipeline`).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="schedkit")
+    >>> _ = add_generate_command(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["generate", "pipeline", "--stages", "4", "--microbatches", "8"])
+    >>> args.handler.__name__, args.stages, args.microbatches, args.weight_share, args.memory
+    ('run_generate_pipeline', 4, 8, 0.5, None)
+    """
+    p = kinds.add_parser(
+        "pipeline", help="a training pipeline of PP stages: She et al.'s DualPipe experiment",
+        description="Write She et al.'s DualPipe instance: PP stages on PP devices gpu0..gpu{PP-1}, "
+                    "M micro-batches (half entering at each end), per stage and micro-batch a "
+                    "forward F, an input backward I and a weight backward W, each pinned to its "
+                    "device, with weights and activation deltas for a memory_timeline and "
+                    "DualPipe's memory bound per device (2 stages of weights + PP+1 activations).")
+    p.add_argument("--stages", type=int, required=True, help="PP: stages and devices (even)")
+    p.add_argument("--microbatches", type=int, required=True, help="M: micro-batches in all (even)")
+    for flag, what in (("--forward", "Tf, forward"), ("--input-backward", "Ti, backward for the input"),
+                       ("--weight-backward", "Tw, backward for the weights")):
+        p.add_argument(flag, type=finite_float, default=1.0, help=f"duration {what} (default 1)")
+    p.add_argument("--weights", type=finite_float, default=1.0,
+                   help="memory of one stage's parameters; a device holds two (default 1)")
+    p.add_argument("--activation", type=finite_float, default=1.0,
+                   help="activation memory a forward takes at its start (default 1)")
+    p.add_argument("--weight-share", type=finite_float, default=0.5,
+                   help="share of the activation W releases at its end; I releases the rest (default 0.5)")
+    p.add_argument("--transfer", type=finite_float, default=0.0,
+                   help="time of every transfer between stages (default 0: none)")
+    p.add_argument("--memory", type=finite_float, default=None,
+                   help="memory of every device (default DualPipe's 2 weights + (PP+1) activations)")
+    p.add_argument("--name", default=None, help="problem name (default dualpipe-ppPP-mM)")
+    p.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="output file, .json or .yaml/.yml (default: JSON on stdout)")
+    p.add_argument("--dualpipe", default=None, metavar="FILE",
+                   help="also write DualPipe's own schedule of the instance (needs M >= 2 PP)")
+    p.set_defaults(handler=run_generate_pipeline,
+                   **files((), {"output": PROBLEM_FILES, "dualpipe": PROBLEM_FILES}))
+    return p
+
+
+def run_generate_pipeline(args: argparse.Namespace) -> int:
+    """Handle ``schedkit generate pipeline``: write the problem (and DualPipe's schedule).
+
+    Both are built and checked before either file is written, so a bad argument writes
+    nothing; the error propagates as a :class:`~schedkit.errors.SchedkitError`, which
+    ``schedkit`` prints as one line.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "pp.json"
+    >>> args = argparse.Namespace(stages=2, microbatches=4, forward=1.0, input_backward=1.0,
+    ...                           weight_backward=1.0, weights=1.0, activation=1.0, weight_share=0.5,
+    ...                           transfer=0.0, memory=None, name=None, output=str(out), dualpipe=None)
+    >>> run_generate_pipeline(args)
+    0
+    >>> len(json.loads(out.read_text())["tasks"])
+    24
+    """
+    from pathlib import Path
+
+    from schedkit.atomic import write_text_atomic
+    from schedkit.generators import dump
+    from schedkit.generators.pipeline import dualpipe_schedule, pipeline
+    from schedkit.milp.formulation import get_formulation
+    from schedkit.problem import Problem
+    from schedkit.schedule import Schedule
+
+    if args.output is not None and args.dualpipe is not None and \
+            Path(args.output).resolve() == Path(args.dualpipe).resolve():
+        raise ProblemError(f"{args.dualpipe}: --dualpipe and -o name the same file")
+    times = dict(forward=args.forward, input_backward=args.input_backward,
+                 weight_backward=args.weight_backward, transfer=args.transfer)
+    data = pipeline(args.stages, args.microbatches, weights=args.weights, activation=args.activation,
+                    weight_share=args.weight_share, memory=args.memory, name=args.name, **times)
+    problem = Problem.from_dict(data)  # schedkit must accept what it writes
+    schedule, broken = None, []
+    if args.dualpipe is not None:
+        schedule = Schedule.model_validate(dualpipe_schedule(args.stages, args.microbatches,
+                                                             name=data["name"], **times))
+        schedule.validate(problem)  # DualPipe's schedule is a valid schedule of the instance
+        # Judged by She et al.'s formulation too: a --memory below DualPipe's bound or
+        # transfers that share a link at once (--transfer > 0) break it; say so, write it anyway.
+        broken = schedule.violations(problem, get_formulation("fdjssp").blocks)
+    text = dump(data, args.output)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        write_text_atomic(args.output, text)
+    if schedule is not None:
+        schedule.write(args.dualpipe)
+        if broken:
+            print(f"schedkit: warning: {args.dualpipe}: DualPipe's schedule breaks formulation fdjssp "
+                  f"({len(broken)} violations), e.g. {broken[0]}", file=sys.stderr)
     return 0

@@ -5,10 +5,13 @@ platform); the ``schedkit generate`` command wires them to the command line.
 
 - :mod:`~schedkit.generators.random_dags`: ``layered`` (Mayer et al.) and ``erdos_renyi``;
 - :mod:`~schedkit.generators.rwnn`: DiviML's randomly wired networks (modules of ER, WS
-  or BA graphs joined by 1 to 4 channels, ``sdep``/``wdep``) on a CPU and two GPUs.
+  or BA graphs joined by 1 to 4 channels, ``sdep``/``wdep``) on a CPU and two GPUs;
+- :mod:`~schedkit.generators.pipeline`: She et al.'s DualPipe experiment (a bidirectional
+  training pipeline of F, I and W tasks with a memory timeline) and DualPipe's own schedule.
 """
 
 from schedkit.generators.random_dags import dump, erdos_renyi, layered
+from schedkit.generators.pipeline import dualpipe_schedule, pipeline
 from schedkit.generators.rwnn import rwnn
 
-__all__ = ["dump", "erdos_renyi", "layered", "rwnn"]
+__all__ = ["dump", "erdos_renyi", "layered", "rwnn", "pipeline", "dualpipe_schedule"]
