@@ -62,7 +62,6 @@ class MemoryLevels:
         # lifetime: per device, item key -> [start, end or inf, amount]
         self.items: list[dict[tuple, list]] = [{} for _ in range(m)]
         self.waiting = [len(s) for s in problem.succs]  # consumers not yet placed
-        self.device: list[int] = [-1] * len(problem.tasks)
 
     @classmethod
     def of(cls, problem: Problem, blocks, transfers=None) -> MemoryLevels | None:
@@ -110,7 +109,6 @@ class MemoryLevels:
               end: Sequence[float]) -> None:
         """Record task ``i`` on ``d`` over ``[start, finish)``; ``device`` and ``end`` hold it."""
         p = self.problem
-        self.device[i] = d
         self.resident[d] += p.resident_memory[i]
         if self.mode == "deltas":
             a = p.activation_memory[i]
