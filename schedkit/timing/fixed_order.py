@@ -43,14 +43,16 @@ def fixed_order_times(problem: Problem, device_of: Sequence[int],
     (:meth:`~schedkit.timing.transfers.Transfers.arrivals`). The transfers' times are
     then in ``transfers.booked``.
 
-    ``not_before``: a least start per task (and then ``transfer_starts`` a least start per
-    transfer): under ``memory_timeline`` a solver may delay a task or a transfer until memory
-    is released, and moving it earlier could break the level.
+    ``not_before``: a least start per task (and then ``transfer_starts``, congested or not, a
+    least start per transfer): under ``memory_timeline`` a solver may delay a task or a
+    transfer until memory is released, and moving it earlier could break the level.
 
     Raises :class:`~schedkit.errors.ScheduleError` when the device orders contradict the
     task graph (a cycle).
     """
-    if transfers is not None and transfers.congested and transfer_starts is not None:
+    if transfers is not None and transfer_starts is not None and (transfers.congested or not_before is not None):
+        # (a transfer that waited for a memory release keeps its wait: the copy it makes
+        # lives from its start, so starting it earlier could break the level)
         return _ordered_transfers(problem, device_of, device_orders, transfers, transfer_starts, not_before)
     congested = transfers is not None and transfers.congested
     n = len(problem.tasks)

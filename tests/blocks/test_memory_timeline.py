@@ -344,3 +344,27 @@ def test_the_read_back_keeps_the_waits_the_timeline_needs(mode, seed):
     assert found[0].makespan == pytest.approx(found[1].makespan, rel=1e-6)
     for s in found:
         assert s.violations(problem, get_formulation(formulation(mode)).blocks) == []
+
+
+# A transfer that waits: p must end early (s is long on the gpu), but its copy fits on the cpu
+# only after q's output (held until r ends at 10) is gone; the optimum 12 sends p's output at 10.
+WAITING = {
+    "name": "waiting", "devices": [{"name": "gpu", "memory": 100}, {"name": "cpu", "memory": 10}],
+    "links": [{"src": "gpu", "dst": "cpu", "bandwidth": 1, "bidirectional": True}],
+    "tasks": [{"name": "p", "durations": {"gpu": 1}, "activation_memory": 5},
+              {"name": "s", "durations": {"gpu": 10}},
+              {"name": "q", "durations": {"cpu": 1}, "activation_memory": 6},
+              {"name": "r", "durations": {"cpu": 9}},
+              {"name": "c", "durations": {"cpu": 1}}],
+    "edges": [{"src": "p", "dst": "s"}, {"src": "p", "dst": "c", "size": 1}, {"src": "q", "dst": "r"}]}
+
+
+@pytest.mark.parametrize("solver", ["highs", pytest.param("cpsat", marks=needs_cpsat)])
+def test_a_transfer_that_waits_for_a_release_keeps_its_wait(solver):
+    # The read-back once started every transfer when its producer ended: the copy then
+    # arrived at 1 beside q's output (11 > 10) and the solve ended in an invalid schedule.
+    p = Problem.from_dict(WAITING)
+    s = solve(p, "milp", formulation=formulation("lifetime"), solver=solver, warm_start="none", time_limit=30)
+    assert (s.status, s.makespan) == ("optimal", pytest.approx(12.0))
+    (moved,) = s.transfers
+    assert moved.start == pytest.approx(10.0) and s.violations(p, formulation("lifetime").blocks) == []
