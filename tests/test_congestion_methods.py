@@ -9,7 +9,7 @@ the hand-drawn schedule of the sheet ends at 31; under ``-f moirai`` the optimum
 import json
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from test_transfers import congestion_errors
 
@@ -86,6 +86,66 @@ def test_cli_refuses_congestion_without_channels(tmp_path, capsys):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(max_tasks=6, max_devices=3, channels=True, transfer_times=True, memory=False),
        st.sampled_from(["channel", "port", "both"]))
+@example(
+    data={'name': 'random',
+     'devices': [{'name': 'd0', 'speed': 0.5},
+      {'name': 'd1', 'speed': 0.5},
+      {'name': 'd2', 'speed': 0.5}],
+     'links': [{'src': 'd0', 'dst': 'd2', 'bandwidth': 0.5, 'latency': 0.0}],
+     'tasks': [{'name': 't0',
+       'durations': {'d0': 0.0},
+       'pin': ['d0'],
+       'output_size': 0.0},
+      {'name': 't1',
+       'durations': {'d0': 0.0},
+       'pin': ['d0'],
+       'output_size': 0.0},
+      {'name': 't2', 'work': 0.0, 'pin': ['d0'], 'output_size': 0.0},
+      {'name': 't3',
+       'durations': {'d0': 0.0},
+       'pin': ['d0'],
+       'output_size': 0.0},
+      {'name': 't4', 'durations': {'d2': 0.0}, 'output_size': 0.0}],
+     'edges': [{'src': 't0', 'dst': 't1'},
+      {'src': 't0', 'dst': 't2'},
+      {'src': 't1', 'dst': 't2'},
+      {'src': 't0', 'dst': 't3'},
+      {'src': 't2', 'dst': 't3'},
+      {'src': 't1', 'dst': 't4'},
+      {'src': 't2', 'dst': 't4'},
+      {'src': 't3', 'dst': 't4', 'size': 1.0}]},
+    resource='channel',
+)  # found by hypothesis: HiGHS proves 2 optimal with a dual bound of 0
+@example(
+    data={'name': 'random',
+     'devices': [{'name': 'd0', 'speed': 0.5}, {'name': 'd1', 'speed': 0.5}],
+     'links': [],
+     'tasks': [{'name': 't0',
+       'durations': {'d0': 0.0},
+       'pin': ['d0'],
+       'output_size': 0.0},
+      {'name': 't1',
+       'durations': {'d0': 0.0},
+       'pin': ['d0'],
+       'output_size': 0.0},
+      {'name': 't2',
+       'durations': {'d0': 0.0},
+       'pin': ['d0'],
+       'colocate': 'g0',
+       'output_size': 0.0},
+      {'name': 't3',
+       'work': 0.0,
+       'pin': ['d1'],
+       'colocate': 'g0',
+       'output_size': 0.0}],
+     'edges': [{'src': 't0', 'dst': 't1'},
+      {'src': 't0', 'dst': 't2'},
+      {'src': 't1', 'dst': 't2'},
+      {'src': 't0', 'dst': 't3'},
+      {'src': 't1', 'dst': 't3'},
+      {'src': 't2', 'dst': 't3'}]},
+    resource='channel',
+)  # found by hypothesis: a collocation group whose tasks share no device (rejected on load)
 def test_the_milp_under_congestion_is_valid_and_between_its_bounds(data, resource):
     try:
         p = Problem.from_dict(data)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from schedkit.errors import ProblemError
 from schedkit.blocks.base import Block, register_block
 
 
@@ -33,10 +32,6 @@ $$x_{i,d} = x_{g,d} \qquad \forall i \in G \setminus \{g\},\ d \in D_i \cup D_g$
         for group, members in p.colocate_groups.items():
             first = members[0]
             for i in members[1:]:
-                common = set(p.allowed[i]) & set(p.allowed[first])
-                if not common:
-                    raise ProblemError(f"collocation group '{group}': tasks '{p.tasks[first]}' and "
-                                       f"'{p.tasks[i]}' share no device")
                 for d in sorted(set(p.allowed[i]) | set(p.allowed[first])):
                     # x[i,d] - x[first,d] = 0, a missing x folded into the right-hand side
                     cols, coefs, rhs = [], [], 0.0
@@ -55,9 +50,6 @@ $$x_{i,d} = x_{g,d} \qquad \forall i \in G \setminus \{g\},\ d \in D_i \cup D_g$
         for group, members in p.colocate_groups.items():
             first = members[0]
             for i in members[1:]:
-                if not set(p.allowed[i]) & set(p.allowed[first]):
-                    raise ProblemError(f"collocation group '{group}': tasks '{p.tasks[first]}' and "
-                                       f"'{p.tasks[i]}' share no device")
                 for d in sorted(set(p.allowed[i]) | set(p.allowed[first])):
                     a, b = cp.on[i].get(d), cp.on[first].get(d)
                     if a is None or b is None:

@@ -77,7 +77,10 @@ def exact_result(built, raw: RawSolution, method: str, seconds: float | None = N
     proven = raw.optimal and (raw.objective is None
                               or makespan <= raw.objective + SOLVER_TOL * max(1.0, raw.objective))
     if proven:
-        lower = max(lower, min(makespan, bound if bound is not None else makespan))
+        # The proof is of the solver's objective: HiGHS may report a weaker dual bound with
+        # it (0 when presolve alone solves the model).
+        proof = raw.objective if raw.objective is not None else bound
+        lower = max(lower, min(makespan, proof if proof is not None else makespan))
     final = min(lower, makespan) if lower else bound
     quality = Quality.OPTIMAL if proven or closed(makespan, final) else Quality.FEASIBLE
     return Result(termination=raw.termination, quality=quality, schedule=schedule, bound=final,

@@ -113,6 +113,7 @@ class Problem:
         self._build_network()
         self._check_reachable_placements()
         self._check_fixed_memory()
+        self._check_collocation()
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -232,6 +233,12 @@ class Problem:
             if not any(self.pair_allowed(size, u, v) for u in self.allowed[i] for v in self.allowed[j]):
                 raise ProblemError(
                     f"edge {self.tasks[i]}->{self.tasks[j]}: no devices of the two tasks are connected")
+
+    def _check_collocation(self) -> None:
+        # Every method and the MILP put a collocation group on one device: there must be one.
+        for group, members in self.colocate_groups.items():
+            if not set.intersection(*(set(self.allowed[i]) for i in members)):
+                raise ProblemError(f"collocation group '{group}': its tasks share no device they may all run on")
 
     def _check_fixed_memory(self) -> None:
         # Summed in file order per device, one pass over the tasks.

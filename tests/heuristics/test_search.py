@@ -48,12 +48,11 @@ def test_moves_respect_memory_and_links():
 
 
 def test_group_without_common_device():
-    p = Problem.from_dict({
-        "name": "apart", "devices": [{"name": "a"}, {"name": "b"}],
-        "tasks": [{"name": "x", "durations": {"a": 1.0}, "colocate": "g"},
-                  {"name": "y", "durations": {"b": 1.0}, "colocate": "g"}]})
-    with pytest.raises(ProblemError, match="collocation group 'g'"):
-        PlacementSpace(p)
+    data = {"name": "apart", "devices": [{"name": "a"}, {"name": "b"}],
+            "tasks": [{"name": "x", "durations": {"a": 1.0}, "colocate": "g"},
+                      {"name": "y", "durations": {"b": 1.0}, "colocate": "g"}]}
+    with pytest.raises(ProblemError, match="collocation group 'g'"):  # on load, before any search
+        PlacementSpace(Problem.from_dict(data))
 
 
 def test_other_device_is_uniform_over_the_others():
