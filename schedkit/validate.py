@@ -48,7 +48,8 @@ def ignored_data(problem, blocks) -> list[str]:
 
     Each built-in block that states the problem's own semantics names the data it
     interprets (``memory capacities``); when the problem has such data and the formulation
-    lacks the block, the data is ignored by its schedules.
+    lacks the block, the data is ignored by its schedules. Conversely, a block the
+    formulation adds (``memory_timeline``) that finds none of its data constrains nothing.
 
     Examples
     --------
@@ -56,13 +57,22 @@ def ignored_data(problem, blocks) -> list[str]:
     >>> from schedkit.blocks import Assignment, NoOverlap, Precedence
     >>> ignored_data(Problem.load("examples/tiny.yaml"), [Assignment(), Precedence(), NoOverlap()])
     ["the problem gives memory capacities, which the formulation ignores (it has no 'memory' block)"]
+    >>> from schedkit.blocks import MemoryTimeline
+    >>> ignored_data(Problem.load("examples/topcuoglu2002.json"), [Assignment(), Precedence(), MemoryTimeline()])
+    ["block 'memory_timeline' finds no weights and activations over time in the problem (with a finite capacity where it needs one): it constrains nothing"]
     """
-    kinds = {b.kind for b in blocks}
+    kinds = {b.kind for b in blocks}.union(*(b.subsumes for b in blocks))
     out = []
     for kind, cls in BLOCKS.items():
         if cls.default and cls.interprets and kind not in kinds and cls().applies_to(problem):
             out.append(f"the problem gives {cls.interprets}, which the formulation ignores "
                        f"(it has no '{kind}' block)")
+    # The converse, for blocks a user chose: a timeline on a problem without memory data
+    # is not an error (the block is simply true), but it is worth one line.
+    for block in blocks:
+        if not block.default and block.interprets and block.role == "semantic" and not block.applies_to(problem):
+            out.append(f"block '{block.kind}' finds no {block.interprets} in the problem (with a finite "
+                       f"capacity where it needs one): it constrains nothing")
     return out
 
 

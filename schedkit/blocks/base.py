@@ -107,6 +107,9 @@ class Block(BaseModel):
     interprets : str
         The problem data this block gives meaning to (``"memory capacities"``): a formulation
         without the block ignores it, and ``schedkit solve`` says so.
+    subsumes : frozenset of str
+        Blocks whose data this block honours too (``memory_timeline`` holds static
+        ``memory`` within the capacities): with it, their data is not ignored.
     template : str
         jinja2 template of the block's mathematics (Markdown with LaTeX); the
         block's fields are available in it.
@@ -121,6 +124,7 @@ class Block(BaseModel):
     role: ClassVar[Role] = "semantic"
     default: ClassVar[bool] = False
     interprets: ClassVar[str] = ""
+    subsumes: ClassVar[frozenset[str]] = frozenset()
     requires: ClassVar[frozenset[str]] = frozenset()
     template: ClassVar[str] = ""
     builds_rows: ClassVar[bool] = False

@@ -14,7 +14,8 @@ Two meanings (``docs``: DESIGN, "Semantics ... ``memory_timeline``"), both check
 
 The MILP rows are in :mod:`schedkit.blocks.memory_levels`. A problem with no finite
 capacity or no weights, static memory or activations gives the block nothing to say
-(:meth:`~MemoryTimeline.applies_to` is false, as for ``memory``): no rows, no checks.
+(:meth:`~MemoryTimeline.applies_to` is false, as for ``memory``): no rows, no checks, and
+``schedkit solve`` says so in one note rather than failing (the block is simply true).
 
 Examples
 --------
@@ -51,6 +52,7 @@ class MemoryTimeline(Block):
     """A device's memory level over time (weights, activations added and released) stays within its capacity."""
 
     interprets = "weights and activations over time"
+    subsumes = frozenset({"memory"})  # static memory is resident in the level
     requires = frozenset({"x", "timing", "order"})
     mode: Literal["deltas", "lifetime"] = "deltas"
     """``deltas`` (She et al.): weights stay resident, a positive activation is added when its

@@ -199,6 +199,21 @@ def test_a_problem_without_capacities_gives_the_block_nothing_to_say():
     assert MemoryTimeline().estimate(p) == 0
 
 
+def test_the_command_line_notes_once_that_a_timeline_has_no_memory_data(tmp_path, capfd):
+    # Chosen: a note, not an error (the block is simply true); the solve goes on.
+    import json
+
+    from schedkit.cli.main import main
+
+    src, out = tmp_path / "free.json", tmp_path / "out.json"
+    src.write_text(json.dumps({**PAIRS, "devices": [{"name": "gpu"}, {"name": "cpu"}]}))
+    assert main(["solve", str(src), "-f", "fdjssp", "-m", "heft", "-o", str(out)]) == 0
+    err = capfd.readouterr().err.strip().splitlines()
+    assert out.exists() and err == [
+        "schedkit: note: block 'memory_timeline' finds no weights and activations over time in the problem "
+        "(with a finite capacity where it needs one): it constrains nothing"]
+
+
 # ---------------------------------------------------------------------- conformance
 @pytest.mark.parametrize("kind", ["memory_timeline", "memory_timeline_lifetime"])
 def test_both_modes_pass_the_conformance_kit(kind):
