@@ -22,6 +22,12 @@ of the instance, whatever its scale or size.
 The best string seen is returned, or the start method's own schedule when nothing
 beat it: the result is never worse than the start.
 
+Under ``memory_timeline`` a string on which some task never fits its memory level is
+worth ``inf`` (:class:`~schedkit.heuristics.search.LevelledTiming`): the calibration
+ignores such moves, a move from one such string to another counts as not worse, and any
+finite string replaces one. From an ``inf`` start with no finite worsening to measure,
+the temperature is calibrated on 1% of the instance's lower bound.
+
 Examples
 --------
 >>> from schedkit import Problem, solve
@@ -40,6 +46,7 @@ import time
 from pydantic import Field
 
 from schedkit.methods import register_method
+from schedkit.problem.bounds import lower_bound
 
 from schedkit.timing import OrderedTiming
 
@@ -51,6 +58,9 @@ __all__ = ["Annealing", "AnnealingOptions"]
 AUTO_START_ITERATIONS_PER_TASK = 100
 #: Above this many tasks the annealing does not offer to start an exact solve.
 AUTO_START_MAX_TASKS = 400
+#: At most this long, also without a time limit: timed under a memory timeline, a string
+#: costs a list schedule (about 35 ms at 400 tasks), and 100 x n of them would take minutes.
+AUTO_START_SECONDS = 10.0
 
 
 class AnnealingOptions(SearchOptions):
@@ -91,7 +101,8 @@ class Annealing(SearchMethod):
         """A short seeded annealing from HEFT starts the exact solve (up to 400 tasks)."""
         if len(problem.tasks) > AUTO_START_MAX_TASKS:
             return None
-        return {"seed": 0, "iterations": AUTO_START_ITERATIONS_PER_TASK * len(problem.tasks)}
+        return {"seed": 0, "iterations": AUTO_START_ITERATIONS_PER_TASK * len(problem.tasks),
+                "time_limit": AUTO_START_SECONDS}
 
     def search(self, space: PlacementSpace, timing: OrderedTiming, device_of: list[int],
                value: float, deadline: float | None) -> tuple[list[int], float]:
@@ -114,10 +125,12 @@ class Annealing(SearchMethod):
             if moved is not None:
                 candidate_value = timing(moved[0], first[u])
                 if candidate_value > current_value:
-                    worse.append(candidate_value - current_value)
+                    if candidate_value < math.inf:  # a string that never fits measures nothing
+                        worse.append(candidate_value - current_value)
                 elif candidate_value < best_value:
                     best, best_value = moved[0], candidate_value
-        mean = sum(worse) / len(worse) if worse else 0.01 * value
+        scale = value if value < math.inf else lower_bound(space.problem)  # inf: memory_timeline
+        mean = sum(worse) / len(worse) if worse else 0.01 * scale
         temperature = -mean / math.log(o.initial_acceptance)
         steps = o.iterations - samples
         cooling = o.final_temperature ** (1.0 / steps) if steps else 1.0
@@ -134,7 +147,8 @@ class Annealing(SearchMethod):
                 continue
             candidate, candidate_loads = moved
             candidate_value = timing(candidate, first[u])
-            delta = candidate_value - current_value
+            # (equal values are no change, inf ones too: inf - inf would be nan)
+            delta = candidate_value - current_value if candidate_value != current_value else 0.0
             if delta <= 0 or (temperature > 0 and rng.random() < math.exp(-delta / temperature)):
                 current, current_value, loads = candidate, candidate_value, candidate_loads
                 timing.keep()

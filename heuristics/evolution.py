@@ -16,6 +16,10 @@ mapping), or from the mapping of the method named by ``start``. Each of the
 The parent at the end is the best string seen (or the start method's own schedule
 when nothing beat it).
 
+Under ``memory_timeline`` a string on which some task never fits its memory level is
+worth ``inf`` (:class:`~schedkit.heuristics.search.LevelledTiming`): an ``inf`` parent is
+replaced by any child, and the method raises when the parent is still ``inf`` at the end.
+
 Examples
 --------
 >>> from schedkit import Problem, solve

@@ -8,6 +8,11 @@ One generic method, :class:`PartitionSchedule`, is registered for each of the
 simulator (:func:`schedkit.timing.events.simulate`) runs each device by the scheduler's
 priority; the schedule carries :func:`schedkit.problem.bounds.lower_bound` as its bound.
 
+Under ``memory_timeline`` (both modes) the mapping is the partitioner's as ever, and a device
+starts the first of its ready tasks, by priority, that fits its memory level, waiting while
+none does; when the mapping leaves some task no moment to start, the method says so
+(a :class:`~schedkit.errors.ProblemError`, not a proof that no schedule exists).
+
 Options: ``seed`` (methods with ``hash``), and the MSR weights ``msr_successor``,
 ``msr_remote``, ``msr_unlock``, ``msr_idle`` (methods with ``msr``).
 
@@ -35,7 +40,7 @@ from schedkit.schedule import Result
 from schedkit.timing import simulate, to_schedule
 
 from schedkit.heuristics.device_schedulers import SCHEDULERS
-from schedkit.heuristics.formulation import FollowsFormulation, FormulationOptions
+from schedkit.heuristics.formulation import HONOURED, FollowsFormulation, FormulationOptions
 from schedkit.heuristics.partitioners import PARTITIONERS
 
 __all__ = ["PartitionSchedule", "PARTITION_SCHEDULE_METHODS"]
@@ -79,8 +84,12 @@ class PartitionSchedule(FollowsFormulation):
 
     Subclasses set ``partitioner`` and ``scheduler`` (names in
     :data:`~schedkit.heuristics.partitioners.PARTITIONERS` and
-    :data:`~schedkit.heuristics.device_schedulers.SCHEDULERS`).
+    :data:`~schedkit.heuristics.device_schedulers.SCHEDULERS`). Under ``memory_timeline``
+    a device waits while none of its ready tasks fits
+    (:func:`~schedkit.timing.events.simulate`'s ``levels``).
     """
+
+    honours = HONOURED | {"memory_timeline"}
 
     partitioner: ClassVar[str] = ""
     scheduler: ClassVar[str] = ""
@@ -102,7 +111,8 @@ class PartitionSchedule(FollowsFormulation):
     def run(self, problem: Problem) -> Result:
         device_of = self.device_of(problem)
         transfers = self.transfers(problem)
-        start = simulate(problem, device_of, self.priority(problem, device_of), transfers=transfers)
+        start = simulate(problem, device_of, self.priority(problem, device_of), transfers=transfers,
+                         levels=self.levels(problem, transfers))
         return Result.heuristic(to_schedule(problem, device_of, start, self.name, transfers),
                                 bound=lower_bound(problem))
 

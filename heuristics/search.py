@@ -7,6 +7,12 @@ between the devices of adjacent tasks) and makes moves; a string is timed by
 order (DiviML's evaluation). :class:`SearchMethod` holds the common options, the
 starting point and the final schedule.
 
+Under ``memory_timeline`` a string's memory levels depend on its times, which the space
+cannot foresee: :class:`LevelledTiming` times it by
+:func:`~schedkit.timing.list_schedule` with the levels (a task waits for memory rather
+than overflow) and values a string it cannot time that way ``inf``, which no search
+keeps over a finite one.
+
 Collocated tasks move together: a collocation group is one *unit* of the search,
 on the devices all its members may use; every other task is a unit of its own.
 
@@ -26,6 +32,7 @@ True
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Callable, ClassVar, Sequence
 
@@ -33,7 +40,7 @@ from pydantic import Field
 
 from schedkit.errors import ProblemError, SchedkitError
 from schedkit.heuristics.components import fastest_devices, order_priority
-from schedkit.heuristics.formulation import FollowsFormulation, FormulationOptions
+from schedkit.heuristics.formulation import HONOURED, FollowsFormulation, FormulationOptions
 from schedkit.methods import METHODS, MethodOptions
 from schedkit.numerics import fits
 from schedkit.problem import Problem
@@ -41,7 +48,7 @@ from schedkit.problem.bounds import lower_bound
 from schedkit.problem.mapping import is_feasible_mapping, memory_loads
 from schedkit.progress import steps
 from schedkit.schedule import Result, Schedule
-from schedkit.timing import OrderedTiming, Transfers, bfs_order, list_schedule, to_schedule
+from schedkit.timing import MemoryLevels, OrderedTiming, Transfers, bfs_order, list_schedule, to_schedule
 
 __all__ = ["PlacementSpace", "SearchOptions", "SearchMethod"]
 
@@ -157,6 +164,62 @@ class PlacementSpace:
         return new, used
 
 
+class LevelledTiming:
+    """Times device strings under ``memory_timeline``: :class:`OrderedTiming`'s interface.
+
+    A string is timed by :func:`~schedkit.timing.list_schedule` in ``order``, its devices
+    fixed, with fresh :class:`~schedkit.timing.Transfers` and
+    :class:`~schedkit.timing.MemoryLevels`: a task starts only when it fits its device's
+    level, and waits for a release otherwise. A string on which some task never fits is
+    worth ``math.inf``. Each string is timed from the start (``first`` is ignored: a wait
+    moves tasks after it whatever their position), so a call costs a whole list schedule.
+
+    Parameters
+    ----------
+    problem : Problem
+    order : sequence of int
+        A topological order of all tasks.
+    insertion : bool
+    resource : {"channel", "port", "both"}, optional
+        A ``congestion`` formulation's resource.
+    mode : {"deltas", "lifetime"}
+        The ``memory_timeline`` block's mode.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.from_dict({"name": "two", "devices": [{"name": "a", "memory": 3}, {"name": "b"}],
+    ...     "tasks": [{"name": "x", "work": 1, "activation_memory": 2},
+    ...               {"name": "y", "work": 1, "activation_memory": 2}]})
+    >>> timing = LevelledTiming(p, bfs_order(p), mode="deltas")
+    >>> timing([0, 1]), timing([0, 0])      # 4 units never fit on a (capacity 3)
+    (1.0, inf)
+    """
+
+    def __init__(self, problem: Problem, order: Sequence[int], insertion: bool = True,
+                 resource: str | None = None, mode: str = "deltas"):
+        self.problem, self.order, self.insertion = problem, list(order), insertion
+        self.resource, self.mode = resource, mode
+        self.position = [0] * len(self.order)
+        for k, i in enumerate(self.order):
+            self.position[i] = k
+        self._priority = order_priority(self.order)
+
+    def keep(self) -> None:
+        """Nothing to keep: every string is timed from the start."""
+
+    def __call__(self, device_of: Sequence[int], first: int = 0) -> float:
+        """The makespan of ``device_of`` with the memory levels, ``inf`` when some task never fits."""
+        p = self.problem
+        transfers = Transfers(p, self.resource)
+        try:
+            _, start = list_schedule(p, self._priority, device_of=device_of, insertion=self.insertion,
+                                     transfers=transfers, levels=MemoryLevels(p, self.mode, transfers))
+        except ProblemError:
+            return math.inf
+        return max((t + p.durations[i][device_of[i]] for i, t in enumerate(start)), default=0.0)
+
+
 class SearchOptions(FormulationOptions):
     """Options of the search heuristics."""
 
@@ -183,6 +246,11 @@ class SearchMethod(FollowsFormulation):
     result is never worse than the starting point: when ``start`` names a method,
     that method's own schedule competes with the strings the search times.
 
+    Under ``memory_timeline`` strings are timed by :class:`LevelledTiming` (``inf``: some
+    task never fits), the final schedule is built with the levels too, and a search whose
+    best string is still ``inf`` raises a :class:`~schedkit.errors.ProblemError` (not a
+    proof that no schedule exists).
+
     Parameters
     ----------
     progress : callable, optional
@@ -193,6 +261,7 @@ class SearchMethod(FollowsFormulation):
     """
 
     Options: ClassVar[type[MethodOptions]] = SearchOptions
+    honours = HONOURED | {"memory_timeline"}
 
     def __init__(self, progress: Callable[[int, int], Any] | None = None, **options: Any):
         super().__init__(**options)
@@ -218,24 +287,42 @@ class SearchMethod(FollowsFormulation):
 
         ``timing`` has ``device_of`` kept (see :meth:`OrderedTiming.keep`): a candidate that
         differs from the kept string from position ``first`` of the order on is timed by
-        ``timing(candidate, first)``; keep it when it becomes the current string.
+        ``timing(candidate, first)``; keep it when it becomes the current string. Under
+        ``memory_timeline`` it is a :class:`LevelledTiming`, whose values (``value`` too)
+        may be ``inf``.
         """
         raise NotImplementedError
 
-    def starting_point(self, problem: Problem, space: PlacementSpace) -> tuple[list[int], Schedule | None]:
-        """The first string, and the schedule of the ``start`` method if one is named."""
+    def starting_point(self, problem: Problem, space: PlacementSpace,
+                       timing: LevelledTiming | None = None) -> tuple[list[int], Schedule | None]:
+        """The first string, and the schedule of the ``start`` method if one is named.
+
+        ``timing``: under ``memory_timeline``, the timing that values a string ``inf`` when
+        some task never fits. The fastest string is then also refused when it is ``inf``
+        (MET starts instead), and when the start method finds no schedule the search starts
+        from the fastest string all the same, if the space allows it: it may still find one.
+        """
         name = self.options.start
+        fastest = fastest_devices(problem)
+        usable = space.feasible(fastest)
         if name is None:
-            device_of = fastest_devices(problem)
-            if space.feasible(device_of):
-                return device_of, None
-            # Memory, collocation or links forbid it: the fastest device where the task fits (MET).
+            if usable and (timing is None or timing(fastest) < math.inf):
+                return fastest, None
+            # Memory, collocation or links forbid it (or, under memory_timeline, a task of it
+            # never fits): the fastest device where the task fits (MET, which honours levels).
             name = "met"
         if name == self.name:
             raise SchedkitError(f"method '{self.name}': option 'start' cannot name the method itself")
         start = METHODS.get(name)
-        follows = {"formulation": self.options.formulation} if "formulation" in start.Options.model_fields else {}
-        schedule = start(**follows).solve(problem)
+        # The formulation itself, not its name: a formulation given as data has no preset name.
+        given = self._given if self._given is not None else self.options.formulation
+        follows = {"formulation": given} if "formulation" in start.Options.model_fields else {}
+        try:
+            schedule = start(**follows).solve(problem)
+        except ProblemError:
+            if timing is None or not usable:
+                raise
+            return fastest, None
         if not schedule.tasks:
             raise SchedkitError(f"method '{self.name}': start method '{name}' found no schedule "
                                 f"(status {schedule.status})")
@@ -248,8 +335,12 @@ class SearchMethod(FollowsFormulation):
         space = PlacementSpace(problem)
         order = bfs_order(problem)
         transfers = self.transfers(problem)
-        timing = OrderedTiming(problem, order, insertion=self.options.insertion, resource=transfers.resource)
-        device_of, start_schedule = self.starting_point(problem, space)
+        levels = self.levels(problem, transfers)
+        if levels is None:
+            timing = OrderedTiming(problem, order, insertion=self.options.insertion, resource=transfers.resource)
+        else:
+            timing = LevelledTiming(problem, order, self.options.insertion, transfers.resource, levels.mode)
+        device_of, start_schedule = self.starting_point(problem, space, None if levels is None else timing)
         deadline = None if limit is None else began + limit
         value = timing(device_of)
         timing.keep()
@@ -264,8 +355,11 @@ class SearchMethod(FollowsFormulation):
             return Result.heuristic(to_schedule(problem, placement_indices(problem, start_schedule),
                                                 [where[t].start for t in problem.tasks], self.name, kept),
                                     bound=bound)
+        if value == math.inf:
+            raise ProblemError(f"method '{self.name}': no device string it tried lets every task fit the "
+                               f"memory levels (memory_timeline; not a proof that no schedule exists)")
         device_of, start = list_schedule(problem, order_priority(order), device_of=best,
-                                         insertion=self.options.insertion, transfers=transfers)
+                                         insertion=self.options.insertion, transfers=transfers, levels=levels)
         return Result.heuristic(to_schedule(problem, device_of, start, self.name, transfers), bound=bound)
 
 

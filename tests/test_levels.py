@@ -1,4 +1,5 @@
-"""Memory levels in list scheduling (``memory_timeline``): tasks wait or move rather than overflow."""
+"""Memory levels in list scheduling and in every heuristic (``memory_timeline``): tasks wait
+or move rather than overflow."""
 
 import random
 
@@ -7,7 +8,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import schedkit
+import schedkit.heuristics  # noqa: F401  (registers the heuristics)
+from schedkit.blocks import MemoryTimeline
 from schedkit.errors import ProblemError
+from schedkit.heuristics.formulation import FollowsFormulation
+from schedkit.methods import METHODS
 from schedkit.generators import erdos_renyi
 from schedkit.milp import get_formulation
 from schedkit.timing import MemoryLevels, list_schedule, to_schedule
@@ -96,3 +101,31 @@ def test_list_schedules_never_exceed_a_memory_level(seed, mode, tasks, capacity,
         assert "not a proof" in str(exc) or "fit on none of its devices" in str(exc)
         return
     assert schedule.violations(problem, get_formulation(formulation).blocks) == []
+
+
+#: Every registered heuristic (a method that follows a formulation).
+HEURISTICS = sorted(name for name, cls in METHODS.items() if issubclass(cls, FollowsFormulation))
+
+
+def test_every_heuristic_is_checked():
+    from schedkit.heuristics.partition_schedule import PARTITION_SCHEDULE_METHODS
+
+    assert {"met", "greedy", "heft", "annealing", "evolution", *PARTITION_SCHEDULE_METHODS} <= set(HEURISTICS)
+
+
+# Capacities from 9 up: every task fits alone (weights <= 3, activations <= 6), so any
+# failure is a method's, which must say that it is not a proof.
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), mode=st.sampled_from(["deltas", "lifetime"]),
+       tasks=st.integers(3, 14), capacity=st.integers(9, 30))
+def test_every_heuristic_waits_or_says_it_found_nothing(seed, mode, tasks, capacity):
+    problem = random_timeline_problem(seed, mode, tasks, capacity)
+    formulation = timeline(mode)
+    for name in HEURISTICS:
+        options = {"iterations": 15} if name in ("annealing", "evolution") else {}
+        try:
+            schedule = schedkit.solve(problem, name, formulation=formulation, **options)  # validated
+        except ProblemError as exc:
+            assert "not a proof" in str(exc), (name, str(exc))
+            continue
+        assert MemoryTimeline(mode=mode).violations(problem, schedule) == [], name

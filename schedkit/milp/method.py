@@ -334,7 +334,7 @@ def _search_start(problem: Problem, deadline: float | None = None, formulation="
         if left is not None and "time_limit" in cls.Options.model_fields:
             if left <= 0:
                 break
-            options = {**options, "time_limit": START_SHARE * left}
+            options = {**options, "time_limit": min(options.get("time_limit", left), START_SHARE * left)}
         try:
             with silenced():  # the solve's own ticker is the line on the terminal
                 found = cls(**options).solve(problem)

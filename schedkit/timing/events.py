@@ -7,6 +7,14 @@ A task is ready once every predecessor has ended and its data has arrived:
 ``end[p] + problem.comm_time(size, device_of[p], device_of[i])``. Devices never
 wait on purpose (the schedule is non-delay) and never run two tasks at once.
 
+Under ``memory_timeline`` (``levels``, a :class:`~schedkit.timing.levels.MemoryLevels`)
+an idle device starts the first of its ready tasks, in priority order, that fits its
+memory level now; while none fits it stays idle until a start changes the levels (in
+``deltas`` a start on the device, whose negative activation is released before its
+successor on the device starts; in ``lifetime`` a start anywhere, which may end an
+output's lifetime) or a new task is ready. The schedule is then no longer non-delay, and a
+simulation in which nothing can ever start again raises.
+
 The priority is one of
 
 - ``None``: first in, first out -- the task whose inputs arrived first (ties: lower index);
@@ -84,7 +92,7 @@ Priority = Sequence[float] | Callable[[int, SimState], Any] | None
 
 
 def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = None, *,
-             check: bool = True, transfers: Transfers | None = None) -> list[float]:
+             check: bool = True, transfers: Transfers | None = None, levels=None) -> list[float]:
     """Start times of every task when each device runs its ready tasks by ``priority``.
 
     Parameters
@@ -105,6 +113,11 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
         Channel and port timelines of a ``congestion`` formulation: when a task ends, its
         outgoing transfers (in edge order) are booked into the earliest slots their
         resources leave free, and their times kept in ``transfers.booked``.
+    levels : MemoryLevels, optional
+        Fresh memory levels of a ``memory_timeline`` formulation (built with the same
+        ``transfers``): an idle device starts the first of its ready tasks, by priority,
+        that :meth:`~schedkit.timing.levels.MemoryLevels.earliest` lets start now, and
+        waits while none does.
 
     Returns
     -------
@@ -114,7 +127,9 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
     Raises
     ------
     ProblemError
-        When the mapping is infeasible (see :func:`~schedkit.problem.mapping.check_mapping`).
+        When the mapping is infeasible (see :func:`~schedkit.problem.mapping.check_mapping`),
+        or, with ``levels``, when tasks are left that no memory level ever lets start (this
+        simulation found no memory-feasible schedule: not a proof that none exists).
 
     Examples
     --------
@@ -127,6 +142,19 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
     [0.0, 1.0, 3.0]
     >>> simulate(p, [0, 0, 0], [0.0, 5.0, 0.0])  # b first
     [2.0, 0.0, 3.0]
+
+    Under ``memory_timeline`` a task waits for the memory a release frees:
+
+    >>> from schedkit.timing import MemoryLevels
+    >>> q = Problem.from_dict({"devices": [{"name": "d", "memory": 3}],
+    ...     "tasks": [{"name": "f", "work": 1, "activation_memory": 2},
+    ...               {"name": "w", "work": 1, "activation_memory": -2},
+    ...               {"name": "g", "work": 1, "activation_memory": 2}],
+    ...     "edges": [{"src": "f", "dst": "w"}]})
+    >>> simulate(q, [0, 0, 0], [3.0, 1.0, 2.0])          # g before w: 4 units at 1
+    [0.0, 2.0, 1.0]
+    >>> simulate(q, [0, 0, 0], [3.0, 1.0, 2.0], levels=MemoryLevels(q, "deltas"))
+    [0.0, 1.0, 2.0]
     """
     if check:
         check_mapping(problem, device_of)
@@ -154,6 +182,10 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
         state.ready_time = ready_at
     queues: list[list] = [[] for _ in range(m)]
     running = state.running if state is not None else [-1] * m
+    # memory_timeline: end times for the levels, and the idle devices none of whose ready
+    # tasks fits (they look again after every start: only a placement changes the levels).
+    end = [0.0] * n if levels is not None else None
+    blocked: set[int] = set()
 
     def release(i: int) -> None:
         d = dev[i]
@@ -164,6 +196,25 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
         else:
             heapq.heappush(queues[d], (neg[i], i))
 
+    def fitting(d: int, now: float) -> int:
+        """Take from ``d``'s queue its first ready task, by priority, that fits now (-1: none)."""
+        queue = queues[d]
+        if dynamic:
+            ranked = sorted(((priority(i, state), -i), i) for i in queue)[::-1]
+        else:
+            ranked = [(entry, entry[1]) for entry in sorted(queue)]
+        for entry, i in ranked:
+            # A later time than now would be a release the levels already know of, but on an
+            # idle device every item that has an end has ended (its last consumer here ended,
+            # its transfers arrived before their consumers started): "not now" is enough.
+            at = levels.earliest(i, d, now, dev, end)
+            if at is not None and at <= now:
+                queue.remove(i if dynamic else entry)
+                if not dynamic:
+                    heapq.heapify(queue)
+                return i
+        return -1
+
     events: list[tuple[float, int, int]] = []   # (time, kind, task); kind 0: end, 1: inputs arrived
     dirty = set()
     for i in range(n):
@@ -173,15 +224,26 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
     now = 0.0
     done = 0
     while True:
-        # Choose on every device whose situation changed at time `now`.
-        if dirty:
+        # Choose on every device whose situation changed at time `now` (with levels, the
+        # blocked devices again after a start: it may have freed memory for them).
+        while dirty:
             if state is not None:
                 state.time = now
+            started = False
             for d in sorted(dirty):
                 queue = queues[d]
                 if running[d] >= 0 or not queue:
                     continue
-                if dynamic:
+                if levels is not None:
+                    i = fitting(d, now)
+                    if i < 0:
+                        blocked.add(d)
+                        continue
+                    blocked.discard(d)
+                    if dynamic:
+                        for j, _ in succs[i]:
+                            state.unstarted_preds[j] -= 1
+                elif dynamic:
                     best_k, best_key = 0, None
                     for k, i in enumerate(queue):
                         key = (priority(i, state), -i)
@@ -197,7 +259,13 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
                 start[i] = now
                 running[d] = i
                 heapq.heappush(events, (now + dur[i], 0, i))
+                if levels is not None:
+                    end[i] = now + dur[i]
+                    levels.place(i, d, now, end[i], dev, end)
+                    started = True
             dirty.clear()
+            if started and blocked:
+                dirty.update(blocked)
         if not events:
             break
         now = events[0][0]
@@ -226,6 +294,11 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
                         dirty.add(e)
                     else:
                         heapq.heappush(events, (ready_at[j], 1, j))
-    if done < n:  # pragma: no cover - the spec guarantees an acyclic graph
-        raise ProblemError("the simulation stalled: the task graph has a cycle")
+    if done < n:
+        if levels is not None:
+            left = sorted(i for d in blocked for i in (queues[d] if dynamic else (e[1] for e in queues[d])))
+            names = ", ".join(f"'{problem.tasks[i]}'" for i in left[:3])
+            raise ProblemError(f"task {names}: its device never has memory for it in this simulation "
+                               f"(memory_timeline, fixed mapping; not a proof that no schedule exists)")
+        raise ProblemError("the simulation stalled: the task graph has a cycle")  # pragma: no cover
     return start
