@@ -33,7 +33,7 @@ __all__ = ["FormulationOptions", "FollowsFormulation", "HONOURED"]
 #: Block kinds whose meaning the heuristics build into their schedules (blocks of other
 #: roles than ``semantic`` never constrain a schedule).
 HONOURED = frozenset({"assignment", "placement", "precedence", "no_overlap", "memory",
-                      "channels", "congestion"})
+                      "channels", "congestion", "batching"})
 
 
 class FormulationOptions(MethodOptions):
@@ -59,6 +59,7 @@ class FollowsFormulation(Method):
 
     #: Block kinds whose meaning this method builds into its schedules.
     honours: frozenset = HONOURED
+    runs_batches = True  # (every split of the inputs, run as one input each: heuristics.batched)
 
     def __init__(self, formulation=None, **options):
         self._given = None
@@ -100,3 +101,9 @@ class FollowsFormulation(Method):
         """Fresh memory levels of a schedule of ``problem`` under the formulation (``None``
         without ``memory_timeline``)."""
         return MemoryLevels.of(problem, self.blocks(problem), transfers)
+
+    def run_batches(self, problem: Problem):
+        """The best schedule over splits of the workload's inputs (:mod:`schedkit.heuristics.batched`)."""
+        from schedkit.heuristics.batched import run_batches
+
+        return run_batches(self, problem)

@@ -20,11 +20,11 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from schedkit.errors import OptionError, SchedkitError
+from schedkit.errors import OptionError, ProblemError, SchedkitError
 from schedkit.problem import Problem, as_problem
 from schedkit.registry import Registry, doc_line, one_line
 from schedkit.schedule import Result, Schedule
-from schedkit.validate import semantic_blocks, validate
+from schedkit.validate import canonical, semantic_blocks, symmetry_blocks, validate
 
 METHODS = Registry("method", group="schedkit.methods")
 
@@ -48,6 +48,9 @@ class Method:
 
     name: ClassVar[str] = ""
     Options: ClassVar[type[MethodOptions]] = MethodOptions
+    #: Whether the method schedules a workload of several inputs in batches (DiviML); one
+    #: that does not refuses such a problem in one line rather than ignore its inputs.
+    runs_batches: ClassVar[bool] = False
 
     def __init__(self, **options: Any):
         try:
@@ -60,6 +63,10 @@ class Method:
     def run(self, problem: Problem) -> Result:
         """Compute a :class:`~schedkit.schedule.Result`; called by :meth:`result`, which validates it."""
         raise NotImplementedError(f"method '{self.name}' does not implement run()")
+
+    def run_batches(self, problem: Problem) -> Result:
+        """:meth:`run` for a workload of several inputs: batch rows (methods with ``runs_batches``)."""
+        raise NotImplementedError(f"method '{self.name}' does not implement run_batches()")
 
     @classmethod
     def auto_start(cls, problem: Problem) -> dict | None:
@@ -87,19 +94,31 @@ class Method:
         return {"name": "semantics", "blocks": [b.to_data() for b in semantic_blocks(problem, self.blocks(problem))]}
 
     def result(self, problem: Problem) -> Result:
-        """Run the method, time it, and validate its schedule (raises when invalid)."""
+        """Run the method, time it, and validate its schedule (raises when invalid).
+
+        Under a formulation with a symmetry block, the problem is checked against it before
+        the method runs, and the schedule is relabelled into the block's canonical order
+        (:func:`~schedkit.validate.canonical`) before it is validated and returned.
+        """
+        if problem.inputs > 1 and not self.runs_batches:
+            raise ProblemError(f"method '{self.name}' does not split inputs into batches: the problem's "
+                               f"workload asks for {problem.inputs} inputs")
+        blocks = self.blocks(problem)
+        symmetry_blocks(problem, blocks)  # a group of devices that differ: one line, before any work
         began = time.perf_counter()
-        result = self.run(problem)
+        result = self.run_batches(problem) if problem.inputs > 1 else self.run(problem)
         if not isinstance(result, Result):
             raise TypeError(f"method '{self.name}': run() returned {type(result).__name__}, "
                             f"not a schedkit.schedule.Result")
         update = {"formulation": self.formulation_data(problem)}
         if result.seconds is None:
             update["seconds"] = time.perf_counter() - began
+        if result.schedule is not None:
+            update["schedule"] = canonical(problem, result.schedule, blocks)
         result = result.model_copy(update=update)
         schedule = result.to_schedule()
         if schedule.tasks:
-            validate(problem, schedule, self.blocks(problem))
+            validate(problem, schedule, blocks)
         return result
 
     def solve(self, problem: Problem) -> Schedule:

@@ -26,6 +26,7 @@ import math
 from schedkit.blocks import BLOCKS, block_from_data
 from schedkit.errors import InvalidScheduleError
 from schedkit.numerics import OPTIMAL_GAP, closed, time_tolerance
+from schedkit.schedule.batched import is_batched
 
 
 def semantic_blocks(problem, blocks=None) -> list:
@@ -41,6 +42,38 @@ def semantic_blocks(problem, blocks=None) -> list:
     if blocks is None:
         blocks = [cls() for _, cls in BLOCKS.items() if cls.default and cls.role == "semantic"]
     return [b for b in blocks if b.role == "semantic" and b.applies_to(problem)]
+
+
+def symmetry_blocks(problem, blocks=None) -> list:
+    """The blocks of ``blocks`` that relabel schedules of ``problem`` (role ``symmetry``).
+
+    Asking whether one applies checks the problem against it: a ``symmetry`` block raises a
+    one-line :class:`~schedkit.errors.ProblemError` when the devices of a group differ, which
+    :meth:`~schedkit.methods.Method.result` thus reports before any work.
+    """
+    return [b for b in blocks or () if b.role == "symmetry" and b.applies_to(problem)]
+
+
+def canonical(problem, schedule, blocks=None):
+    """``schedule`` relabelled by every symmetry block of ``blocks`` (:meth:`Block.canonicalize
+    <schedkit.blocks.Block.canonicalize>`): the one place where a schedule is put into the
+    canonical order before it is validated (:meth:`~schedkit.methods.Method.result`) or used as
+    a MILP warm start or CP-SAT hint. Without a symmetry block, ``schedule`` itself.
+
+    Examples
+    --------
+    >>> from schedkit import Problem, solve
+    >>> from schedkit.blocks import Assignment
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> s = solve(p, "heft")
+    >>> canonical(p, s, [Assignment()]) is s
+    True
+    """
+    if schedule is None:
+        return None
+    for block in symmetry_blocks(problem, blocks):
+        schedule = block.canonicalize(problem, schedule)
+    return schedule
 
 
 def ignored_data(problem, blocks) -> list[str]:
@@ -131,8 +164,8 @@ def row_violations(problem, schedule) -> list[str]:
     for row in schedule.tasks:
         if row.task not in problem.task_index:
             out.append(f"unknown task '{row.task}'")
-        elif row.task in seen:
-            out.append(f"task '{row.task}' is scheduled twice")
+        elif row.task in seen and row.inputs is None and seen[row.task].inputs is None:
+            out.append(f"task '{row.task}' is scheduled twice")  # (batches of inputs may share a task)
         if row.device not in problem.device_index:
             out.append(f"task '{row.task}' is on unknown device '{row.device}'")
         if not (math.isfinite(row.start) and math.isfinite(row.end)):
@@ -167,6 +200,9 @@ def consistency_violations(problem, schedule) -> list[str]:
     if schedule.bound is not None and schedule.makespan is not None \
             and schedule.bound > schedule.makespan + tol:
         out.append(f"bound {schedule.bound} exceeds makespan {schedule.makespan}")
+    if schedule.transfers and is_batched(schedule):
+        out.append("a batched schedule carries no transfer rows (under batching a transfer is a delay)")
+        return out
     edges = {(problem.tasks[i], problem.tasks[j]): size for i, j, size in problem.edges}
     listed = set()
     for t in schedule.transfers:

@@ -10,7 +10,9 @@ from schedkit.blocks.cuts import Cuts
 from schedkit.blocks.channels import Channels
 from schedkit.blocks.congestion import Congestion
 from schedkit.blocks.memory_timeline import MemoryTimeline
+from schedkit.blocks.symmetry import Symmetry
+from schedkit.blocks.batching import Batching
 
 __all__ = ["BLOCKS", "Block", "BuildContext", "RowSink", "block_from_data", "register_block",
            "Assignment", "Placement", "Precedence", "NoOverlap", "Memory", "Cuts",
-           "Channels", "Congestion", "MemoryTimeline"]
+           "Channels", "Congestion", "MemoryTimeline", "Symmetry", "Batching"]

@@ -1,9 +1,15 @@
-"""``assignment``: every task runs on exactly one of its allowed devices."""
+"""``assignment``: every task runs on exactly one of its allowed devices.
+
+With a workload of several inputs (DiviML's batching), every (task, input) pair runs in
+exactly one batch, of a size its device allows, for that batch's time
+(:mod:`schedkit.schedule.batched`).
+"""
 
 from __future__ import annotations
 
 from schedkit.numerics import time_tolerance
 from schedkit.blocks.base import Block, register_block
+from schedkit.schedule.batched import is_batched, rows_by_input
 
 
 @register_block("assignment")
@@ -42,12 +48,22 @@ $$\mathit{end}_i = \mathit{start}_i + \sum_{d \in D_i} p_{i,d}\, x_{i,d}$$
     def violations(self, problem, schedule):
         out = []
         tol = time_tolerance(schedule.makespan)
+        batched = problem.inputs > 1 or is_batched(schedule)
+        if batched:  # every (task, input) pair in exactly one batch
+            out += rows_by_input(problem.tasks, problem.inputs, schedule)[1]
         for row in schedule.tasks:
             i, d = problem.task_index[row.task], problem.device_index[row.device]
             if d not in problem.durations[i]:
                 out.append(f"task '{row.task}' may not run on {row.device}")
                 continue
             need = problem.durations[i][d]
-            if row.inputs is None and abs((row.end - row.start) - need) > tol:
+            if batched and row.inputs:
+                size, sizes = len(set(row.inputs)), problem.batches.sizes[i][d]
+                if size not in sizes:
+                    out.append(f"task '{row.task}': a batch of {size} on {row.device}, which runs its batches "
+                               f"in sizes {', '.join(map(str, sizes))}")
+                    continue
+                need = problem.batches.time(i, d, size)
+            if abs((row.end - row.start) - need) > tol:
                 out.append(f"task '{row.task}' lasts {row.end - row.start:g} on {row.device}, needs {need:g}")
         return out

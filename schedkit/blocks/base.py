@@ -44,6 +44,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from schedkit.errors import FormulationError
 from schedkit.registry import Registry, one_line
+from schedkit.schedule.batched import is_batched, rows_by_input
 
 BLOCKS = Registry("block", group="schedkit.blocks", error=FormulationError)
 
@@ -125,6 +126,8 @@ class Block(BaseModel):
     default: ClassVar[bool] = False
     interprets: ClassVar[str] = ""
     subsumes: ClassVar[frozenset[str]] = frozenset()
+    #: Blocks whose MILP rows this block builds in their place when both are in a formulation.
+    replaces: ClassVar[frozenset[str]] = frozenset()
     requires: ClassVar[frozenset[str]] = frozenset()
     template: ClassVar[str] = ""
     builds_rows: ClassVar[bool] = False
@@ -227,8 +230,22 @@ def placed_edges(problem, schedule):
 
     Yields ``(size, a, b, u, v, moved)``: the edge's size, its source and consumer rows, their
     device indices and the schedule's transfer row of the edge (``None`` when there is none).
-    The schedule's rows name every task (the structural checks run first).
+    The schedule's rows name every task (the structural checks run first). A batched
+    schedule yields every edge once per input, from the batch that holds the input at the
+    source to the one that holds it at the consumer, without transfer rows (under
+    batching a transfer is a delay).
     """
+    if is_batched(schedule):
+        held, _ = rows_by_input(problem.tasks, problem.inputs, schedule)
+        for i, j, size in problem.edges:
+            sources, pairs = held[problem.tasks[i]], {}
+            for l, b in held[problem.tasks[j]].items():
+                a = sources.get(l)
+                if a is not None:
+                    pairs[id(a), id(b)] = (a, b)  # inputs batched alike: one check
+            for a, b in pairs.values():
+                yield (size, a, b, problem.device_index[a.device], problem.device_index[b.device], None)
+        return
     rows = {r.task: r for r in schedule.tasks}
     moved = {(t.src, t.dst): t for t in schedule.transfers}
     for i, j, size in problem.edges:

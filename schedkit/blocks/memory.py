@@ -61,8 +61,9 @@ Devices whose capacity holds every task that may run there get no row.
 
     def violations(self, problem, schedule):
         used = [0.0] * len(problem.devices)
-        for row in schedule.tasks:
-            used[problem.device_index[row.device]] += problem.task_memory[problem.task_index[row.task]]
+        # (with batching a task's memory counts once on each device that runs one of its batches)
+        for task, device in {(row.task, row.device) for row in schedule.tasks}:
+            used[problem.device_index[device]] += problem.task_memory[problem.task_index[task]]
         return [f"device {problem.devices[d]} holds {used[d]:g} of memory, capacity {cap:g}"
                 for d, cap in enumerate(problem.device_memory)
                 if not fits(used[d], cap)]

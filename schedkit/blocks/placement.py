@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from schedkit.blocks.base import Block, register_block
+from schedkit.schedule.batched import is_batched, rows_by_input
 
 
 @register_block("placement")
@@ -62,6 +63,8 @@ $$x_{i,d} = x_{g,d} \qquad \forall i \in G \setminus \{g\},\ d \in D_i \cup D_g$
 
     def violations(self, problem, schedule):
         out = []
+        if is_batched(schedule):
+            return _batched_violations(problem, schedule)
         where = schedule.placement()
         for task in problem.spec.tasks:
             if task.pin is not None and where.get(task.name) not in task.pin:
@@ -71,3 +74,21 @@ $$x_{i,d} = x_{g,d} \qquad \forall i \in G \setminus \{g\},\ d \in D_i \cup D_g$
             if len(devices) > 1:
                 out.append(f"collocation group '{group}' is split over {', '.join(sorted(map(str, devices)))}")
         return out
+
+
+def _batched_violations(problem, schedule) -> list[str]:
+    """Pins hold for every batch; a collocation group shares a device input by input."""
+    out = []
+    for row in schedule.tasks:
+        pin = problem.spec.tasks[problem.task_index[row.task]].pin
+        if pin is not None and row.device not in pin:
+            out.append(f"task '{row.task}' has a batch on {row.device}, pinned to {', '.join(pin)}")
+    held, _ = rows_by_input(problem.tasks, problem.inputs, schedule)
+    for group, members in problem.colocate_groups.items():
+        for l in range(problem.inputs):
+            devices = {held[problem.tasks[i]][l].device for i in members if l in held[problem.tasks[i]]}
+            if len(devices) > 1:
+                out.append(f"collocation group '{group}' is split over {', '.join(sorted(devices))} "
+                           f"for input {l}")
+                break
+    return out

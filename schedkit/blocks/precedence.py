@@ -5,6 +5,7 @@ from __future__ import annotations
 from schedkit.errors import FormulationError
 from schedkit.numerics import time_tolerance
 from schedkit.blocks.base import Block, placed_edges, register_block
+from schedkit.schedule.batched import is_batched
 
 
 @register_block("precedence")
@@ -110,6 +111,7 @@ $x_{i,u} + x_{j,v} \le 1$.
     def violations(self, problem, schedule):
         out = []
         tol = time_tolerance(schedule.makespan)
+        batched = is_batched(schedule)  # (then a transfer is a delay: no rows)
         for size, a, b, u, v, moved in placed_edges(problem, schedule):
             if not problem.pair_allowed(size, u, v):
                 out.append(f"edge {a.task}->{b.task}: no link path from {a.device} to {b.device}")
@@ -118,7 +120,7 @@ $x_{i,u} + x_{j,v} \le 1$.
             if b.start < a.end + delay - tol:
                 out.append(f"edge {a.task}->{b.task}: '{b.task}' starts at {b.start:g}, "
                            f"before {a.end + delay:g} (end {a.end:g} + transfer {delay:g})")
-            elif delay > 0:
+            elif delay > 0 and not batched:
                 # The data's journey is part of the schedule: a row that arrives in time.
                 if moved is None:
                     out.append(f"edge {a.task}->{b.task}: data moves {a.device}->{b.device} "

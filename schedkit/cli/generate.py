@@ -1,7 +1,13 @@
 """``schedkit generate {layered,er,platform,rwnn,pipeline}``: seeded random problems
-(:mod:`schedkit.generators`), devices files for the ONNX importer
-(:mod:`schedkit.generators.platform`) and She et al.'s DualPipe pipeline instance
-(:mod:`schedkit.generators.pipeline`)."""
+(:mod:`schedkit.generators`), devices files for the ONNX importer and the RWNN generator
+(:mod:`schedkit.cli.generate_platform`) and She et al.'s DualPipe pipeline instance
+(:mod:`schedkit.generators.pipeline`).
+
+A generated RWNN on identical servers, to compare the ``symmetry`` block's orderings::
+
+    schedkit generate platform nodes --nodes 6 --gpus 4 -o nodes.yaml
+    schedkit generate rwnn --modules 1 --nodes 10 --platform nodes.yaml -o rwnn24.json
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ import sys
 from typing import Any
 
 from schedkit.cli.common import PROBLEM_FILES, files, finite_float
+from schedkit.cli.generate_platform import add_platform_kind, run_generate_platform
 from schedkit.errors import ProblemError, SchedkitError
 
 __all__ = ["add_generate_command", "run_generate", "add_platform_kind", "run_generate_platform",
@@ -71,77 +78,6 @@ def add_generate_command(subparsers: Any) -> argparse.ArgumentParser:
     add_rwnn_kind(kinds)
     add_pipeline_kind(kinds)
     return parser
-
-
-def add_platform_kind(kinds: Any) -> argparse.ArgumentParser:
-    """Add ``generate platform``: a devices file for ``convert onnx --platform``.
-
-    Examples
-    --------
-    >>> parser = argparse.ArgumentParser(prog="schedkit")
-    >>> _ = add_generate_command(parser.add_subparsers(dest="command"))
-    >>> args = parser.parse_args(["generate", "platform", "--gpus", "4", "-o", "d.yaml"])
-    >>> args.handler.__name__, args.gpus, args.gpu_model, args.outputs
-    ('run_generate_platform', 4, 'a100', {'output': ('.json', '.yaml', '.yml')})
-    """
-    from schedkit.generators.platform import CPU_MODELS, GPU_LINKS, GPU_MODELS
-
-    p = kinds.add_parser(
-        "platform", help="a devices file (rooflines and links) for 'convert onnx --platform'",
-        description="Write a schedkit-platform/v1 devices file from CPU and GPU presets: per device "
-                    "its peak FLOP/s, memory bandwidth, launch overhead and memory; GPUs on the "
-                    "first CPU's PCIe, joined to each other by --gpu-link.")
-    p.add_argument("--cpus", type=int, default=1, help="number of CPUs (default 1)")
-    p.add_argument("--gpus", type=int, default=2, help="number of GPUs (default 2)")
-    p.add_argument("--gpu-model", default="a100",
-                   help=f"GPU preset, or several in turn: a100,t4 ({', '.join(GPU_MODELS)}; default a100)")
-    p.add_argument("--cpu-model", default="server",
-                   help=f"CPU preset ({', '.join(CPU_MODELS)}; default server)")
-    p.add_argument("--gpu-link", choices=list(GPU_LINKS), default="nvlink",
-                   help="how GPUs are joined (default nvlink; none: through the CPU)")
-    p.add_argument("--time-unit", choices=("ms", "s", "us"), default="ms",
-                   help="unit of time of the problems converted with it (default ms)")
-    p.add_argument("--name", default=None, help="platform name")
-    p.add_argument("-o", "--output", default=None, metavar="FILE",
-                   help="output file, .yaml/.yml or .json (default: YAML on stdout)")
-    p.set_defaults(handler=run_generate_platform, **files((), {"output": PROBLEM_FILES}))
-    return p
-
-
-def run_generate_platform(args: argparse.Namespace) -> int:
-    """Handle ``schedkit generate platform``: write the devices file (YAML with a units header).
-
-    Examples
-    --------
-    >>> args = argparse.Namespace(cpus=1, gpus=1, gpu_model="t4", cpu_model="laptop",
-    ...                           gpu_link="none", time_unit="ms", name="mini", output=None)
-    >>> run_generate_platform(args)
-    # schedkit-platform/v1 devices file ...
-    format: schedkit-platform/v1
-    name: mini
-    time_unit: ms
-    devices:
-      - {name: cpu, peak_flops: 200000000000.0, memory_bandwidth: 40000000000.0, launch_overhead: 2.0e-06, memory: 16000000000.0}
-      - {name: gpu0, peak_flops: 8100000000000.0, memory_bandwidth: 320000000000.0, launch_overhead: 8.0e-06, memory: 16000000000.0}
-    links:
-      - {src: cpu, dst: gpu0, bandwidth: 16000000000.0, latency: 1.0e-05}
-    0
-    """
-    from schedkit.atomic import write_text_atomic
-    from schedkit.generators import dump
-    from schedkit.generators.platform import PLATFORM_HEADER, platform
-    from schedkit.importers.platform import parse_platform
-
-    data = platform(cpus=args.cpus, gpus=args.gpus, gpu_model=args.gpu_model, cpu_model=args.cpu_model,
-                    gpu_link=args.gpu_link, time_unit=args.time_unit, name=args.name)
-    parse_platform(data, source="generated platform")  # schedkit must accept what it writes
-    yaml = args.output is None or not str(args.output).lower().endswith(".json")
-    text = PLATFORM_HEADER + dump(data, "p.yaml") if yaml else dump(data, args.output)
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        write_text_atomic(args.output, text)
-    return 0
 
 
 def run_generate(args: argparse.Namespace) -> int:
@@ -243,22 +179,28 @@ def add_rwnn_kind(kinds: Any) -> argparse.ArgumentParser:
     p.add_argument("--graph", choices=GRAPHS, default="mixed",
                    help="module generator: er, ws, ba or mixed (in turn; default)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--platform", default=None, metavar="DEVICES",
+                   help="a devices file (schedkit-platform/v1, time unit ms; 'schedkit generate platform "
+                        "[nodes]' writes one) to put the network on instead of a CPU and two GPUs: a "
+                        "node's time on its fastest device becomes its time on the platform's fastest "
+                        "device, scaled by peak FLOP/s on the others")
     p.add_argument("--name", default=None, help="problem name")
     p.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="output file, .json or .yaml/.yml (default: JSON on stdout)")
-    p.set_defaults(handler=run_generate_rwnn, **files((), {"output": PROBLEM_FILES}))
+    p.set_defaults(handler=run_generate_rwnn, **files(("platform",), {"output": PROBLEM_FILES}))
     return p
 
 
 def run_generate_rwnn(args: argparse.Namespace) -> int:
-    """Handle ``schedkit generate rwnn``: build the network and write it.
+    """Handle ``schedkit generate rwnn``: build the network and write it (on the devices of
+    ``--platform``, when given: :meth:`~schedkit.importers.platform.Platform.retarget`).
 
     Examples
     --------
     >>> import json, pathlib, tempfile
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "rwnn.json"
     >>> args = argparse.Namespace(modules=2, nodes=3, channels=1, dependency="sdep", graph="er",
-    ...                           seed=0, name="mini", output=str(out))
+    ...                           seed=0, name="mini", platform=None, output=str(out))
     >>> run_generate_rwnn(args)
     0
     >>> len(json.loads(out.read_text())["tasks"])
@@ -270,6 +212,14 @@ def run_generate_rwnn(args: argparse.Namespace) -> int:
 
     data = rwnn(args.modules, args.nodes, args.channels, args.dependency, args.graph, args.seed,
                 name=args.name)
+    if getattr(args, "platform", None) is not None:
+        from schedkit.importers.platform import load_platform
+
+        platform = load_platform(args.platform)
+        if platform.time_unit != "ms":  # the network's times are drawn in milliseconds
+            raise ProblemError(f"{args.platform}: an rwnn counts time in ms, the devices file in "
+                               f"{platform.time_unit} (generate it with --time-unit ms)")
+        data = platform.retarget(data)
     Problem.from_dict(data)  # schedkit must accept what it writes
     text = dump(data, args.output)
     if args.output is None:

@@ -10,6 +10,16 @@ Layout: every GPU hangs off the first CPU by PCIe 4.0 x16 (16 GB/s, 10 us); GPUs
 pairwise by ``gpu_link`` (NVLink-class 50 GB/s, or PCIe 16 GB/s, or ``none``: their data
 then goes through the CPU); several CPUs are joined by a socket link (40 GB/s, 1 us).
 
+:func:`nodes` writes a cluster of identical servers instead: ``nodes`` servers of ``gpus`` GPUs of
+one model, named ``n{k}_gpu{j}``, each server's GPUs one ``group`` (interchangeable, for the
+``symmetry`` block), joined inside a server by ``gpu_link`` and between servers by a slower
+network: every GPU reaches every GPU of another server directly (GPUDirect RDMA) at the
+network's bandwidth and latency, and the links between two servers share one channel,
+``n{a}-n{b}`` (both directions), so that under ``congestion`` two servers exchange one tensor at
+a time. Devices files carry no tasks: ``convert onnx --platform`` puts a model on them, and
+``generate rwnn --platform`` a randomly wired network
+(:meth:`~schedkit.importers.platform.Platform.retarget`).
+
 Examples
 --------
 >>> data = platform(cpus=1, gpus=2, gpu_model="a100,t4")
@@ -21,11 +31,12 @@ Examples
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from schedkit.errors import ProblemError
 
-__all__ = ["platform", "GPU_MODELS", "CPU_MODELS", "GPU_LINKS", "PLATFORM_HEADER"]
+__all__ = ["platform", "nodes", "GPU_MODELS", "CPU_MODELS", "GPU_LINKS", "NETWORK", "PLATFORM_HEADER"]
 
 #: GPU presets: peak FP32 FLOP/s, memory bandwidth (bytes/s), memory (bytes), launch overhead (s).
 GPU_MODELS = {
@@ -44,11 +55,15 @@ CPU_MODELS = {
 #: GPU-to-GPU links: bandwidth (bytes/s), latency (s); ``none`` routes through the CPU.
 GPU_LINKS = {"nvlink": (5.0e10, 5e-6), "pcie": (1.6e10, 1e-5), "none": None}
 _PCIE = (1.6e10, 1e-5)
+#: Network between the servers of :func:`nodes`: 100 Gb/s (bytes/s) and 5 us, an InfiniBand or
+#: RoCE NIC per server, slower than any GPU link inside a server.
+NETWORK = (1.25e10, 5e-6)
 _SOCKET = (4.0e10, 1e-6)
 
 #: Comment block written above a generated devices file.
 PLATFORM_HEADER = """\
-# schedkit-platform/v1 devices file for 'schedkit convert onnx MODEL.onnx --platform FILE'.
+# schedkit-platform/v1 devices file for 'schedkit convert onnx MODEL.onnx --platform FILE'
+# and 'schedkit generate rwnn --platform FILE'.
 # peak_flops in FLOP/s, memory_bandwidth in bytes/s, launch_overhead in seconds, memory in
 # bytes; links: bandwidth in bytes/s, latency in seconds. An operator of F FLOPs moving B bytes
 # takes launch_overhead + max(F / peak_flops, B / memory_bandwidth) on a device; the problem
@@ -143,4 +158,72 @@ def platform(cpus: int = 1, gpus: int = 2, gpu_model: str = "a100", cpu_model: s
             for b in gpu_ids[k + 1:]:
                 links.append({"src": a, "dst": b, "bandwidth": bandwidth, "latency": latency})
     return {"format": "schedkit-platform/v1", "name": name or f"cpu{cpus}_gpu{gpus}",
+            "time_unit": time_unit, "devices": devices, "links": links}
+
+
+def nodes(nodes: int = 6, gpus: int = 4, gpu_model: str = "a100", gpu_link: str = "nvlink",
+          network_bandwidth: float = NETWORK[0], network_latency: float = NETWORK[1],
+          time_unit: str = "ms", name: str | None = None) -> dict:
+    """A devices file of ``nodes`` identical servers of ``gpus`` identical GPUs (see the module text).
+
+    Parameters
+    ----------
+    nodes : int
+        Servers (>= 1).
+    gpus : int
+        GPUs per server (>= 1).
+    gpu_model : str
+        One preset of :data:`GPU_MODELS` for every GPU.
+    gpu_link : {"nvlink", "pcie"}
+        How the GPUs of one server are joined (each pair directly).
+    network_bandwidth, network_latency : float
+        The network between servers, bytes/s and seconds (default :data:`NETWORK`).
+    time_unit : {"ms", "s", "us"}
+        Unit of time of the problems written with it.
+    name : str, optional
+        Platform name (default ``nodes{N}x{G}``).
+
+    Returns
+    -------
+    dict
+        ``schedkit-platform/v1`` data.
+
+    Examples
+    --------
+    >>> data = nodes(nodes=2, gpus=2)
+    >>> [(d["name"], d["group"]) for d in data["devices"]]
+    [('n0_gpu0', 'n0'), ('n0_gpu1', 'n0'), ('n1_gpu0', 'n1'), ('n1_gpu1', 'n1')]
+    >>> [(l["src"], l["dst"], l.get("channel")) for l in data["links"]][:3]
+    [('n0_gpu0', 'n0_gpu1', None), ('n0_gpu0', 'n1_gpu0', 'n0-n1'), ('n0_gpu0', 'n1_gpu1', 'n0-n1')]
+    >>> nodes(gpu_link="none")
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.ProblemError: gpu_link: 'none' is not a link between the GPUs of a server (nvlink or pcie)
+    """
+    for label, value in (("nodes", nodes), ("gpus", gpus)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ProblemError(f"{label}: needs an integer >= 1, got {value!r}")
+    if GPU_LINKS.get(gpu_link) is None:
+        raise ProblemError(f"gpu_link: {gpu_link!r} is not a link between the GPUs of a server (nvlink or pcie)")
+    for label, value, positive in (("network_bandwidth", network_bandwidth, True),
+                                   ("network_latency", network_latency, False)):
+        if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0 or (positive and value == 0):
+            raise ProblemError(f"{label}: needs a finite number {'> 0' if positive else '>= 0'}, got {value!r}")
+    if time_unit not in ("s", "ms", "us"):
+        raise ProblemError(f"unknown time unit '{time_unit}' (s, ms or us)")
+    models = _models(gpu_model, GPU_MODELS, "GPU")
+    if len(set(models)) > 1:
+        raise ProblemError(f"gpu_model: identical servers have one GPU model, got {gpu_model!r}")
+    model = models[0]
+    names = [[f"n{k}_gpu{j}" for j in range(gpus)] for k in range(nodes)]
+    devices = [_device(device, GPU_MODELS[model], f"n{k}") for k, server in enumerate(names) for device in server]
+    bandwidth, latency = GPU_LINKS[gpu_link]
+    links = []
+    # In file order of the first end, so that the file reads server by server.
+    for k, server in enumerate(names):
+        for j, a in enumerate(server):
+            links += [{"src": a, "dst": b, "bandwidth": bandwidth, "latency": latency} for b in server[j + 1:]]
+            links += [{"src": a, "dst": b, "bandwidth": float(network_bandwidth), "latency": float(network_latency),
+                       "channel": f"n{k}-n{m}"} for m in range(k + 1, nodes) for b in names[m]]
+    return {"format": "schedkit-platform/v1", "name": name or f"nodes{nodes}x{gpus}",
             "time_unit": time_unit, "devices": devices, "links": links}

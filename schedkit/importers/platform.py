@@ -7,7 +7,8 @@ written from it uses the platform's ``time_unit`` (milliseconds by default, like
 shipped examples), so link bandwidths become bytes per time unit.
 
 The duration of an operator of ``F`` FLOPs that moves ``B`` bytes on a device is the
-roofline ``launch_overhead + max(F / peak_flops, B / memory_bandwidth)``.
+roofline ``launch_overhead + max(F / peak_flops, B / memory_bandwidth)``. A problem that already
+has durations (a generated RWNN) is moved onto a platform's devices by :meth:`Platform.retarget`.
 
 Examples
 --------
@@ -147,6 +148,54 @@ class Platform(_Frozen):
                 row["channel"] = link.channel
             rows.append(row)
         return rows
+
+    def retarget(self, data: dict) -> dict:
+        """``schedkit/v1`` problem ``data`` moved onto this platform's devices and links.
+
+        A task keeps its time on its fastest device (the least of its ``durations``, or its
+        ``work``) as its time on the platform's fastest device (largest ``peak_flops``), and
+        runs ``fastest / peak_flops`` times as long on every other device (devices whose
+        ``unsupported_ops`` hold its ``op`` left out): devices with one roofline get one
+        duration. Memory, sizes, edges and collocation are kept; the devices, groups and links
+        are the platform's. The problem's times must be in the platform's ``time_unit`` and its
+        sizes in bytes. Per-batch duration maps, pins and per-edge ``transfer_times`` name the
+        old devices: a task or edge that gives one is a one-line
+        :class:`~schedkit.errors.ProblemError`.
+
+        Examples
+        --------
+        >>> platform = parse_platform({"devices": [
+        ...     {"name": "fast", "peak_flops": 2e13, "memory_bandwidth": 1e12},
+        ...     {"name": "slow", "peak_flops": 1e13, "memory_bandwidth": 1e12}]})
+        >>> data = {"name": "p", "devices": [{"name": "d0"}, {"name": "d1"}],
+        ...         "tasks": [{"name": "t", "durations": {"d0": 3.0, "d1": 1.5}}]}
+        >>> platform.retarget(data)["tasks"]
+        [{'name': 't', 'durations': {'fast': 1.5, 'slow': 3.0}}]
+        """
+        fastest = max(d.peak_flops for d in self.devices)
+        tasks = []
+        for task in data.get("tasks", []):
+            name = task.get("name")
+            if task.get("pin"):
+                raise ProblemError(f"task '{name}': its pin names devices of the problem, not of "
+                                   f"platform '{self.name}'")
+            times = task.get("durations")
+            if times is not None and any(isinstance(t, dict) for t in times.values()):
+                raise ProblemError(f"task '{name}': per-batch durations cannot be moved onto platform "
+                                   f"'{self.name}' (give plain durations)")
+            base = task["work"] if times is None else min(times.values())
+            row = {k: v for k, v in task.items() if k not in ("durations", "work")}
+            # One product per device: devices with one roofline get one duration, bit for bit.
+            row["durations"] = {d.name: float(f"{base * (fastest / d.peak_flops):.6g}")
+                                for d in self.devices if task.get("op") not in d.unsupported_ops}
+            tasks.append(row)
+        for edge in data.get("edges", []):
+            if edge.get("transfer_times"):
+                raise ProblemError(f"edge {edge.get('src')}->{edge.get('dst')}: its transfer_times name "
+                                   f"devices of the problem, not of platform '{self.name}'")
+        out = {k: v for k, v in data.items() if k not in ("devices", "links", "tasks")}
+        out.update(devices=self.problem_devices(), links=self.problem_links(), tasks=tasks)
+        return out
 
 
 def parse_platform(data: Any, source: str = "platform") -> Platform:

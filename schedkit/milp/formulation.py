@@ -62,7 +62,10 @@ class Formulation(BaseModel):
         if "cuts" not in kinds:
             object.__setattr__(self, "blocks", self.blocks + (Cuts(),))
             kinds.append("cuts")
+        replaced = set().union(*(b.replaces for b in self.blocks))
         for block in self.blocks:
+            if block.kind in replaced:
+                continue  # another block builds its rows (``batching``)
             for family in sorted(block.requires):
                 if family not in FAMILIES:
                     raise FormulationError(f"block '{block.kind}' requires unknown family '{family}' "
@@ -164,7 +167,9 @@ class Formulation(BaseModel):
             Upper bound on the optimal makespan; computed from a heuristic schedule
             that satisfies every block when omitted.
         warm : Schedule, optional
-            A schedule of this formulation to use as the horizon and warm start.
+            A schedule of this formulation to use as the horizon and warm start (relabelled
+            into the canonical order of the formulation's symmetry blocks, see
+            :func:`~schedkit.validate.canonical`).
 
         Returns
         -------
@@ -175,22 +180,27 @@ class Formulation(BaseModel):
         from schedkit.milp.linear import LinearModel
         from schedkit.milp.pyomo import add_pyomo_block
         from schedkit.problem.bounds import lower_bound
+        from schedkit.validate import canonical
 
         began = time.perf_counter()
         if horizon is None:
             horizon, warm = choose_horizon(problem, self.blocks, warm)
+        # (the blocks' symmetry rows accept only the canonical one of a schedule's mirror images)
+        warm = canonical(problem, warm, self.blocks)
         delays = [d for d in (b.edge_delays() for b in self.blocks) if d is not None]
         lower = lower_bound(problem) if delays else 0.0
         lin = LinearModel(name=f"{self.name}:{problem.name}")
         ctx = BuildContext(problem, lin, horizon, orders_edges=bool(delays), lower_bound=lower,
                            communication=any(delays))
+        # (a block may build the rows of others, as ``batching`` does for batches)
+        replaced = set().union(*(b.replaces for b in self.blocks))
         for block in self.blocks:
-            if block.builds_rows:
+            if block.builds_rows and block.kind not in replaced:
                 block.build(ctx, RowBlock(lin, block.kind))
         OBJECTIVES.get(self.objective).apply(ctx)
         # Blocks written with Pyomo build last, into the Pyomo model of every row so far.
         for block in self.blocks:
-            if not block.builds_rows:
+            if not block.builds_rows and block.kind not in replaced:
                 add_pyomo_block(ctx, block)
         return BuiltModel(linear=lin, problem=problem, blocks=list(self.blocks), context=ctx,
                           horizon=horizon, warm=warm, build_seconds=time.perf_counter() - began,

@@ -17,7 +17,8 @@ from schedkit.problem import Problem
 from schedkit.timing import Transfers, congestion_resource, list_schedule, to_schedule
 from schedkit.timing.levels import MemoryLevels
 from schedkit.problem.graph import upward_rank
-from schedkit.validate import violations
+from schedkit.schedule.unrolled import Unrolled
+from schedkit.validate import canonical, violations
 
 
 def serial_horizon(problem: Problem) -> float:
@@ -30,6 +31,10 @@ def serial_horizon(problem: Problem) -> float:
     for i, j, size in p.edges:
         longest_comm += max((p.comm_time(size, u, v) for u in p.allowed[i] for v in p.allowed[j]
                              if p.pair_allowed(size, u, v)), default=0.0)
+    if p.inputs > 1:  # at most L batches of a task, each at its longest; each input's transfers
+        b = p.batches
+        longest = [max(b.time(i, d, s) for d in p.allowed[i] for s in b.sizes[i][d]) for i in range(len(p.tasks))]
+        return p.inputs * (sum(longest) + longest_comm)
     return sum(max(t.values()) for t in p.durations) + longest_comm
 
 
@@ -40,8 +45,12 @@ def choose_horizon(problem: Problem, blocks, warm=None):
     earliest-finish device choice (transfers on channel and port timelines when the blocks
     include ``congestion``; memory levels under ``memory_timeline``) and every task on one device, for each device that may run them
     all (nothing to transfer: under congestion, often hard to beat). Without a valid
-    candidate, the serial horizon is returned with ``None``.
+    candidate, the serial horizon is returned with ``None``. The schedule returned is in the
+    canonical order of the blocks' symmetry blocks (:func:`~schedkit.validate.canonical`):
+    it starts the solvers.
     """
+    if problem.inputs > 1:
+        return _batched_horizon(problem, blocks, warm)
     candidates = [warm] if warm is not None else []
     resource = congestion_resource(blocks)
     for rank in (upward_rank(problem, "mean"), upward_rank(problem, "min")):
@@ -67,4 +76,23 @@ def choose_horizon(problem: Problem, blocks, warm=None):
     if not valid:
         return serial_horizon(problem), None
     best = min(valid, key=lambda s: s.makespan)
-    return best.makespan, best
+    return best.makespan, canonical(problem, best, blocks)
+
+
+def _batched_horizon(problem: Problem, blocks, warm=None):
+    """:func:`choose_horizon` for a workload of L inputs: the candidates of every equal split of
+    the inputs (:meth:`~schedkit.problem.batches.Batches.splits`), folded into batches."""
+    candidates = [warm] if warm is not None else []
+    for size in problem.batches.splits(problem):
+        try:
+            unrolled = Unrolled.uniform(problem, size)
+        except ProblemError:  # some task runs no batch of this size
+            continue
+        _, schedule = choose_horizon(unrolled.problem, blocks)
+        if schedule is not None:
+            candidates.append(unrolled.fold(schedule))
+    valid = [s for s in candidates if not violations(problem, s, blocks)]
+    if not valid:
+        return serial_horizon(problem), None
+    best = min(valid, key=lambda s: s.makespan)
+    return best.makespan, canonical(problem, best, blocks)

@@ -120,6 +120,14 @@ class Milp(Method):
         """Build the model of ``problem`` (a :class:`~schedkit.milp.context.BuiltModel`)."""
         return self.formulation.build(problem, warm=warm)
 
+    runs_batches = True  # (with a formulation that has the ``batching`` block)
+
+    def run_batches(self, problem: Problem) -> Result:
+        if not any(block.kind == "batching" for block in self.formulation.blocks):
+            raise FormulationError(f"formulation '{self.formulation.name}' has no 'batching' block for the "
+                                   f"workload's {problem.inputs} inputs (use -f throughput)")
+        return self.run(problem)
+
     def run(self, problem: Problem) -> Result:
         # CP-SAT's worker (the spare one, loaded, or a new one that loads OR-Tools while the
         # start schedule is searched and the model built).

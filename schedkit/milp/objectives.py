@@ -1,7 +1,8 @@
 """Objectives a formulation may minimise, registered like blocks.
 
 An objective names the variable family that holds its value and sets it as the
-model's objective; ``throughput`` (several inputs, DiviML) will join ``makespan``.
+model's objective: ``makespan``, and ``throughput`` (DiviML: the makespan of the workload's
+L inputs, reported as ``L / makespan``; with one input, the makespan).
 
 Examples
 --------
@@ -51,3 +52,19 @@ class Makespan(Objective):
 
     family = "makespan"
     template = r"Minimise the makespan $C$, the latest end of any task."
+
+    @classmethod
+    def apply(cls, ctx) -> None:
+        # Under ``batching`` the makespan is that of the batches (family ``batch``).
+        if ctx.has("batch"):
+            ctx.lin.set_objective(ctx.family("batch").col)
+        else:
+            super().apply(ctx)
+
+
+@register_objective("throughput")
+class Throughput(Makespan):
+    """Maximise the throughput L / C: minimise the makespan C of the workload's L inputs."""
+
+    template = (r"Maximise the throughput $L / C$: minimise the makespan $C$ of the $L$ inputs, the latest "
+                r"end of any batch.")

@@ -34,6 +34,7 @@ import networkx as nx
 from schedkit.errors import ProblemError
 from schedkit.numerics import fits
 from schedkit.problem import graph
+from schedkit.problem.batches import Batches
 from schedkit.problem.network import Network, Payload
 from schedkit.problem.spec import ProblemSpec, load_spec, parse_spec
 
@@ -100,6 +101,8 @@ class Problem:
                 devices = [spec.devices[k] for k in indices]
             table = dict(zip(indices, map(task.duration_on, devices)))
             if None in table.values():  # devices its durations do not name
+                if spec.workload is not None:  # (or whose batches all hold several inputs)
+                    table.update(_per_input(task, devices, indices, table))
                 table = {k: duration for k, duration in table.items() if duration is not None}
             self.durations.append(table)
         self.allowed = [tuple(table) for table in self.durations]
@@ -114,6 +117,8 @@ class Problem:
         self._check_reachable_placements()
         self._check_fixed_memory()
         self._check_collocation()
+        if spec.workload is not None:
+            self.batches  # noqa: B018 - sizes that cannot add up to L are bad input, named on load
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -328,6 +333,16 @@ class Problem:
         return cache[key]
 
     @cached_property
+    def batches(self) -> Batches:
+        """Batch sizes and times of every task (:class:`~schedkit.problem.batches.Batches`)."""
+        return Batches(self)
+
+    @property
+    def inputs(self) -> int:
+        """L, the inputs the workload asks for (1 without a workload)."""
+        return self.spec.workload.inputs if self.spec.workload is not None else 1
+
+    @cached_property
     def colocate_groups(self) -> dict[str, list[int]]:
         """Collocation groups: group name to its tasks."""
         groups: dict[str, list[int]] = {}
@@ -335,6 +350,18 @@ class Problem:
             if task.colocate is not None:
                 groups.setdefault(task.colocate, []).append(k)
         return groups
+
+
+def _per_input(task, devices, indices, table) -> dict[int, float]:
+    """Per-input times, for the ranks and bounds of batching methods, on the devices where
+    every batch of ``task`` holds several inputs (its duration maps have no size 1)."""
+    out = {}
+    for k, device in zip(indices, devices):
+        value = (task.durations or {}).get(device.name)
+        if table[k] is None and isinstance(value, dict):
+            sizes = [b for b in value if not device.batch_sizes or b in device.batch_sizes]
+            out[k] = min((value[b] / b for b in sizes), default=None)
+    return out
 
 
 def as_problem(problem: Problem | ProblemSpec | dict | str | Path) -> Problem:

@@ -163,6 +163,13 @@ class EdgeSpec(_Frozen):
         return {tuple(key.split("->", 1)): t for key, t in (self.transfer_times or {}).items()}
 
 
+class WorkloadSpec(_Frozen):
+    """What is asked of the whole graph: ``inputs`` L inputs, split into batches (DiviML)."""
+
+    inputs: Annotated[int, Field(ge=1)]
+    """Number of inputs of the graph to process (the ``batching`` block splits them)."""
+
+
 class ProblemSpec(_Frozen):
     """A whole problem: devices, links, tasks and edges (format ``schedkit/v1``)."""
 
@@ -172,8 +179,8 @@ class ProblemSpec(_Frozen):
     links: list[LinkSpec] = []
     tasks: list[TaskSpec] = Field(min_length=1)
     edges: list[EdgeSpec] = []
-    workload: dict[str, Any] | None = None
-    """Optional workload, e.g. ``{inputs: L}`` for throughput formulations."""
+    workload: WorkloadSpec | None = None
+    """Optional workload ``{inputs: L}`` for batching formulations (by default one input)."""
 
     @model_validator(mode="after")
     def _check_consistency(self) -> ProblemSpec:
@@ -194,9 +201,10 @@ class ProblemSpec(_Frozen):
                     raise ValueError(f"task '{task.name}': unknown device '{dev}'")
             for dev, value in (task.durations or {}).items():
                 if isinstance(value, dict):
-                    if 1 not in value:
-                        raise ValueError(
-                            f"task '{task.name}': per-batch durations on '{dev}' lack batch size 1")
+                    missing = sorted(set(by_name[dev].batch_sizes or ()) - set(value))
+                    if missing:
+                        raise ValueError(f"task '{task.name}': its durations on '{dev}' give no time for "
+                                         f"batch size {missing[0]}, which the device supports")
                     bad = [k for k, v in value.items() if v < 0]
                 else:
                     bad = [value] if value < 0 else []

@@ -24,7 +24,8 @@ def format_schedule(schedule: Any) -> str:
     Returns
     -------
     str
-        Lines ``device:`` followed by ``  start - end task`` (no final newline).
+        Lines ``device:`` followed by ``  start - end task`` (and ``inputs 0-7`` for a batch;
+        no final newline).
 
     Examples
     --------
@@ -48,8 +49,27 @@ def format_schedule(schedule: Any) -> str:
     for device in sorted(by_device):
         lines.append(f"{device}:")
         for row in sorted(by_device[device], key=lambda r: r.start):
-            lines.append(f"  {row.start:>{width}.{digits}g} - {row.end:<{width}.{digits}g} {row.task}")
+            held = f"  inputs {_spans(row.inputs)}" if row.inputs else ""  # (a batch)
+            lines.append(f"  {row.start:>{width}.{digits}g} - {row.end:<{width}.{digits}g} {row.task}{held}")
     return "\n".join(lines)
+
+
+def _spans(inputs: list[int]) -> str:
+    """Input indices as ranges: ``0-3,6``.
+
+    >>> _spans([6, 0, 1, 2, 3])
+    '0-3,6'
+    """
+    out, ordered = [], sorted(inputs)
+    first = last = ordered[0]
+    for l in ordered[1:] + [None]:
+        if l is not None and l == last + 1:
+            last = l
+            continue
+        out.append(f"{first}-{last}" if last > first else f"{first}")
+        if l is not None:
+            first = last = l
+    return ",".join(out)
 
 
 def _digits(times: list[float]) -> int:

@@ -23,6 +23,7 @@ from schedkit.errors import ScheduleError
 from schedkit.numerics import OPTIMAL_GAP, closed
 from schedkit.registry import one_line
 from schedkit.atomic import write_text_atomic
+from schedkit.schedule.batched import is_batched, throughput
 
 FORMAT = "schedkit-schedule/v1"
 Status = Literal["optimal", "feasible", "infeasible", "no_solution", "heuristic"]
@@ -181,6 +182,8 @@ class Schedule(BaseModel):
         parts = [f"status={self.status}"]
         if self.makespan is not None:
             parts.append(f"makespan={self.makespan:.10g}")
+            if is_batched(self) and self.makespan > 0:  # DiviML's measure: inputs per time unit
+                parts.append(f"throughput={throughput(self):.6g}")
         if self.bound is not None and math.isfinite(self.bound):
             bound = self.bound
             if self.status == "optimal" and closed(self.makespan, bound, OPTIMAL_GAP):

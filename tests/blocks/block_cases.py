@@ -51,6 +51,9 @@ WITH = {
     "congestion": ["assignment", "precedence", "no_overlap", "channels", {"congestion": {"resource": "port"}}],
     "memory_timeline": ["assignment", "placement", "precedence", "no_overlap", {"memory_timeline": {"mode": "deltas"}}],
     "memory_timeline_lifetime": ["assignment", "precedence", "no_overlap", {"memory_timeline": {"mode": "lifetime"}}],
+    "symmetry": ["assignment", "symmetry"],
+    "symmetry_busy_time": ["assignment", {"symmetry": {"by": "busy_time"}}],
+    "batching": ["assignment", "batching", "precedence", "no_overlap", "memory"],
 }
 
 PORTS = {
@@ -103,7 +106,38 @@ JOIN = {
     "edges": [{"src": "a", "dst": "c", "size": 0}, {"src": "b", "dst": "c", "size": 0}],
 }
 
+#: ``symmetry``: two identical GPUs ``g0`` and ``g1`` (group ``gpu``, linked at bandwidth 2 with
+#: latency 0.5, each to the ``cpu`` at bandwidth 1) and the tasks of ``DATA`` without memory, pins
+#: or collocation. Optimum 3.5: a and b on one GPU [0, 1) and [1, 3), c on the other after its
+#: transfer [2.5, 3.5); the block puts a and b on g0 (2 tasks and 3 of busy time against 1 and 1).
+TWINS = {
+    "format": "schedkit/v1", "name": "twins",
+    "devices": [{"name": "g0", "group": "gpu"}, {"name": "g1", "group": "gpu"}, {"name": "cpu"}],
+    "links": [{"src": "g0", "dst": "g1", "bandwidth": 2, "latency": 0.5},
+              {"src": "g0", "dst": "cpu", "bandwidth": 1}, {"src": "g1", "dst": "cpu", "bandwidth": 1}],
+    "tasks": [
+        {"name": "a", "durations": {"g0": 1, "g1": 1, "cpu": 3}},
+        {"name": "b", "durations": {"g0": 2, "g1": 2, "cpu": 4}},
+        {"name": "c", "durations": {"g0": 1, "g1": 1, "cpu": 2}},
+    ],
+    "edges": [{"src": "a", "dst": "b", "size": 4}, {"src": "a", "dst": "c", "size": 2}],
+}
+TWINS_CANONICAL = [("a", "g0", 0, 1), ("b", "g0", 1, 3), ("c", "g1", 2.5, 3.5)]
+#: Its mirror image: valid, but not in the canonical order (a symmetry block relabels it).
+TWINS_MIRROR = [("a", "g1", 0, 1), ("b", "g1", 1, 3), ("c", "g0", 2.5, 3.5)]
+
+#: Two inputs of a -> b; the gpu runs batches of 1 or 2 (2 take 1.5), the cpu one input in 2.
+BATCHED = {
+    "format": "schedkit/v1", "name": "batched", "workload": {"inputs": 2},
+    "devices": [{"name": "gpu", "batch_sizes": [1, 2], "memory": 10}, {"name": "cpu"}],
+    "links": [{"src": "gpu", "dst": "cpu", "bandwidth": 1}],
+    "tasks": [{"name": "a", "durations": {"gpu": {1: 1, 2: 1.5}, "cpu": 2}, "memory": 4},
+              {"name": "b", "durations": {"gpu": {1: 1, 2: 1.5}, "cpu": 2}, "memory": 4}],
+    "edges": [{"src": "a", "dst": "b", "size": 1}],
+}
+
 #: Blocks whose cases use an instance of their own: kind -> (data, feasible rows, infeasible rows).
+#: (For a symmetry block, the third is a mirror image that it relabels rather than rejects.)
 OWN = {
     "congestion": (PORTS, [("a", "gpu", 0, 1), ("b", "gpu", 1, 6), ("c", "cpu", 3.5, 4.5)],
                    [("a", "gpu", 0, 1), ("b", "cpu", 3.5, 4.5), ("c", "cpu", 4.5, 5.5)]),
@@ -114,6 +148,11 @@ OWN = {
     # c on the gpu: its weights (1, resident) and the outputs of a and b (3 + 3) at time 1.
     "memory_timeline_lifetime": (JOIN, [("a", "gpu", 0, 1), ("b", "gpu", 1, 2), ("c", "cpu", 2, 4)],
                                  [("a", "gpu", 0, 1), ("b", "gpu", 1, 2), ("c", "gpu", 2, 3)]),
+    "symmetry": (TWINS, TWINS_CANONICAL, TWINS_MIRROR),
+    # Two batches of a on the gpu: valid batches, but beyond the formulation's one per device.
+    "batching": (BATCHED, [("a", "gpu", 0, 1.5, [0, 1]), ("b", "gpu", 1.5, 3, [0, 1])],
+                 [("a", "gpu", 0, 1, [0]), ("a", "gpu", 1, 2, [1]), ("b", "gpu", 2, 3.5, [0, 1])]),
+    "symmetry_busy_time": (TWINS, TWINS_CANONICAL, TWINS_MIRROR),
 }
 
 
@@ -125,9 +164,11 @@ def problem(kind: str | None = None) -> Problem:
 def schedule(rows, kind: str | None = None) -> Schedule:
     """A schedule from ``(task, device, start, end)`` rows, with the transfer rows they imply."""
     p = problem(kind)
-    return with_transfers(p, Schedule(problem=p.name, method="manual", status="heuristic",
-                                      tasks=[TaskRun(task=t, device=d, start=s, end=e)
-                                             for t, d, s, e in rows]))
+    made = Schedule(problem=p.name, method="manual", status="heuristic",
+                    tasks=[TaskRun(task=t, device=d, start=s, end=e, inputs=rest[0] if rest else None)
+                           for t, d, s, e, *rest in rows])
+    # (rows may carry the inputs of a batch: under batching a transfer is a delay, no row)
+    return made if any(r.inputs for r in made.tasks) else with_transfers(p, made)
 
 
 def cases(kind: str):

@@ -23,6 +23,7 @@ from schedkit.numerics import OPTIMAL_GAP, SOLVER_TOL, closed
 from schedkit.problem import Problem
 from schedkit.problem.bounds import lower_bound
 from schedkit.schedule import Quality, Result, Termination
+from schedkit.validate import canonical
 from schedkit.timing import (MemoryLevels, Transfers, congestion_resource, device_orders, fixed_order_times,
                              to_schedule)
 
@@ -45,7 +46,12 @@ def require_cpsat(formulation, problem: Problem) -> None:
 
 def make_job(problem: Problem, formulation, horizon: float | None, warm=None, time_limit=None,
              workers: int = 1, seed: int = 0, verbose: bool = False) -> Job:
-    """The worker's job; ``horizon``: the makespan of a schedule that satisfies every block."""
+    """The worker's job; ``horizon``: the makespan of a schedule that satisfies every block.
+
+    ``warm``, the solver's hint, is first relabelled into the canonical order of the
+    formulation's symmetry blocks (:func:`~schedkit.validate.canonical`).
+    """
+    warm = canonical(problem, warm, formulation.blocks)
     if horizon is None or not math.isfinite(horizon):
         horizon = serial_horizon(problem)
     ticks = Ticks.choose(problem, horizon)

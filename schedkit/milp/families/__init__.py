@@ -12,6 +12,7 @@ from schedkit.milp.families.timing import TimingFamily
 from schedkit.milp.families.makespan import MakespanFamily
 from schedkit.milp.families.order import OrderFamily
 from schedkit.milp.families.transfer import TransferFamily
+from schedkit.milp.families.batch import BatchFamily
 
 __all__ = ["FAMILIES", "Draft", "Family", "register_family", "AssignmentFamily", "TimingFamily",
-           "MakespanFamily", "OrderFamily", "TransferFamily"]
+           "MakespanFamily", "OrderFamily", "TransferFamily", "BatchFamily"]

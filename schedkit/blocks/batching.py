@@ -1,0 +1,191 @@
+"""``batching``: the L inputs of a workload run in batches (DiviML), as an exact MILP.
+
+The semantics (DESIGN, "``batching``") are checked by the default blocks, input by input
+(:mod:`schedkit.schedule.batched`): every (task, input) pair in exactly one batch of a size
+its device runs, for that batch's time; batches on one device never overlap; per input
+and edge, the consumer's batch starts after the producer's ends plus the transfer time;
+static memory once per device that runs a task. This block is their MILP over batch
+slots (the ``batch`` family), DiviML's model: in a formulation with ``batching`` it builds
+the rows of ``assignment``, ``placement``, ``precedence``, ``no_overlap`` and ``memory``
+for batches (:attr:`Batching.replaces`), which then build nothing of their own.
+
+``max_batches_per_device`` (DiviML: 1) restricts the formulation, not the semantics: each
+task's inputs go to at most that many batches per device, so a proven optimum is optimal
+among such schedules.
+
+Examples
+--------
+>>> from schedkit import Problem, solve
+>>> p = Problem.from_dict({"name": "b", "workload": {"inputs": 4},
+...     "devices": [{"name": "gpu", "batch_sizes": [2, 4]}, {"name": "cpu"}],
+...     "links": [{"src": "gpu", "dst": "cpu", "bandwidth": 1}],
+...     "tasks": [{"name": "a", "durations": {"gpu": {2: 1, 4: 1.5}, "cpu": 1}}]})
+>>> s = solve(p, "milp", formulation="throughput", solver="highs")
+>>> s.status, s.makespan, sorted((r.device, len(r.inputs)) for r in s.tasks)
+('optimal', 1.5, [('gpu', 4)])
+"""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import Field
+
+from schedkit.blocks.base import Block, register_block
+
+
+@register_block("batching")
+class Batching(Block):
+    """The workload's inputs run in batches of the sizes each device allows (DiviML's model)."""
+
+    interprets = "a workload of several inputs"
+    requires = frozenset({"batch"})
+    replaces = frozenset({"assignment", "placement", "precedence", "no_overlap", "memory", "cuts"})
+    max_batches_per_device: int | None = Field(1, ge=1)
+    """At most this many batches of one task on one device (DiviML: 1); ``None``: no limit."""
+    subsumes = replaces - {"cuts"}  # (their data is honoured, in batches)
+    builds_rows = True
+    template = r"""
+Over the batch slots of family `batch` ($K$ = {{ max_batches_per_device or "L / least size" }} per task
+and device), with $M = H$ the horizon and $c_{uv}$ the transfer time of an edge's size:
+
+$$\sum_{d,k} a_{idkl} = 1 \quad \forall i, l \qquad y_{id,k} \le y_{id,k-1},\quad
+  s_{idk} \ge e_{id,k-1} - M(1 - y_{idk})$$
+
+Two slots $p, q$ of different tasks on one device never overlap ($o_{pq}$ binary):
+$s_q \ge e_p - M(3 - o_{pq} - y_p - y_q)$, $s_p \ge e_q - M(2 + o_{pq} - y_p - y_q)$.
+Per input $l$ and edge $(i, j)$, for slots $p$ of $i$ on $u$ and $q$ of $j$ on $v$:
+$s_q \ge e_p + c_{uv} - (M + c_{uv})(2 - a_{pl} - a_{ql})$ (and $a_{pl} + a_{ql} \le 1$ without a link path).
+Memory: $\sum_i m_i\, y_{id0} \le M_d$ (a task's memory once per device that runs it). Collocated
+tasks hold each input on the same device. $C \ge e_p - M(1 - y_p)$. Inputs are interchangeable: on the first
+task with a choice, the slot of input $l$ is non-decreasing in $l$.
+"""
+
+    def applies_to(self, problem) -> bool:
+        return True
+
+    def violations(self, problem, schedule) -> list[str]:
+        # The semantics are the default blocks' (input by input); what this block adds is
+        # the formulation's limit per device.
+        if self.max_batches_per_device is None:
+            return []
+        count: dict[tuple[str, str], int] = {}
+        for row in schedule.tasks:
+            key = (row.task, row.device)
+            count[key] = count.get(key, 0) + 1
+        return [f"task '{task}' runs {n} batches on {device}, more than max_batches_per_device "
+                f"{self.max_batches_per_device}" for (task, device), n in count.items()
+                if n > self.max_batches_per_device]
+
+    def estimate(self, problem) -> int:
+        L, slots = problem.inputs, sum(len(a) for a in problem.allowed)
+        pairs = sum(len(problem.allowed[i]) * len(problem.allowed[j]) for i, j, _ in problem.edges)
+        return slots * (2 * L + 8) + pairs * L * 5 + slots * slots * 8
+
+    def build(self, ctx, blk) -> None:
+        p = ctx.problem
+        batch = ctx.family("batch")
+        batch.setup(self.max_batches_per_device)
+        H = batch.H
+        of_task: list[list] = [[] for _ in p.tasks]
+        on_device: list[list] = [[] for _ in p.devices]
+        for slot in batch.slots:
+            of_task[slot[0]].append(slot)
+            on_device[slot[1]].append(slot)
+        L = p.inputs
+        for i, name in enumerate(p.tasks):  # every (task, input) in one batch
+            for l in range(L):
+                cols = [batch.a[s][l] for s in of_task[i]]
+                blk.add("input_once", (name, l), cols, [1.0] * len(cols), 1.0, 1.0)
+        for slot in batch.slots:
+            i, d, k = slot
+            key = (p.tasks[i], p.devices[d], k)
+            cols, coefs = batch.end_terms(slot)
+            # C - e_p - H y_p >= -H
+            blk.add("makespan", key, [batch.col] + cols + [batch.y[slot]],
+                    [1.0] + [-c for c in coefs] + [-H], lower=-H)
+            if k > 0:  # slots fill in order, one after the other
+                prev = (i, d, k - 1)
+                blk.add("fill", key, [batch.y[prev], batch.y[slot]], [1.0, -1.0], lower=0.0)
+                pc, pf = batch.end_terms(prev)
+                blk.add("after", key, [batch.s[slot]] + pc + [batch.y[slot]],
+                        [1.0] + [-c for c in pf] + [-H], lower=-H)
+        for d, slots in enumerate(on_device):
+            _no_overlap(blk, batch, p, slots, H)
+            _memory(blk, batch, p, d, slots)
+        _precedence(blk, batch, p, of_task, H)
+        _colocate(blk, batch, p, of_task)
+        _interchangeable_inputs(blk, batch, p, of_task)
+
+
+def _no_overlap(blk, batch, p, slots, H) -> None:
+    for n, first in enumerate(slots):
+        for second in slots[n + 1:]:
+            if first[0] == second[0]:
+                continue  # one task's slots on a device: in order already
+            o, yp, yq = batch.order(first, second), batch.y[first], batch.y[second]
+            pc, pf = batch.end_terms(first)
+            qc, qf = batch.end_terms(second)
+            key = (p.tasks[first[0]], p.tasks[second[0]], p.devices[first[1]], first[2], second[2])
+            # s_q - e_p - H o - H y_p - H y_q >= -3H
+            blk.add("first", key, [batch.s[second]] + pc + [o, yp, yq],
+                    [1.0] + [-c for c in pf] + [-H, -H, -H], lower=-3 * H)
+            # s_p - e_q + H o - H y_p - H y_q >= -2H
+            blk.add("second", key, [batch.s[first]] + qc + [o, yp, yq],
+                    [1.0] + [-c for c in qf] + [H, -H, -H], lower=-2 * H)
+
+
+def _memory(blk, batch, p, d, slots) -> None:
+    cap = p.device_memory[d]
+    firsts = [s for s in slots if s[2] == 0 and p.task_memory[s[0]]]
+    if math.isinf(cap) or sum(p.task_memory[s[0]] for s in firsts) <= cap:
+        return
+    blk.add("memory", (p.devices[d],), [batch.y[s] for s in firsts], [p.task_memory[s[0]] for s in firsts],
+            upper=cap)
+
+
+def _precedence(blk, batch, p, of_task, H) -> None:
+    for i, j, size in p.edges:
+        for first in of_task[i]:
+            u = first[1]
+            pc, pf = batch.end_terms(first)
+            for second in of_task[j]:
+                v = second[1]
+                key = (p.tasks[i], p.tasks[j], p.devices[u], first[2], p.devices[v], second[2])
+                if not p.pair_allowed(size, u, v):
+                    for l in range(p.inputs):
+                        blk.add("unlinked", (*key, l), [batch.a[first][l], batch.a[second][l]], [1.0, 1.0],
+                                upper=1.0)
+                    continue
+                c = p.comm_time(size, u, v) if u != v else 0.0
+                big = H + c
+                for l in range(p.inputs):
+                    # s_q - e_p - (H+c) a_pl - (H+c) a_ql >= c - 2(H+c)
+                    blk.add("input_after", (*key, l), [batch.s[second]] + pc + [batch.a[first][l], batch.a[second][l]],
+                            [1.0] + [-x for x in pf] + [-big, -big], lower=c - 2 * big)
+
+
+def _colocate(blk, batch, p, of_task) -> None:
+    for group, members in p.colocate_groups.items():
+        lead = members[0]
+        for i in members[1:]:
+            for d in set(p.allowed[i]) | set(p.allowed[lead]):
+                for l in range(p.inputs):
+                    cols = [batch.a[s][l] for s in of_task[i] if s[1] == d]
+                    cols += [batch.a[s][l] for s in of_task[lead] if s[1] == d]
+                    coefs = [1.0] * sum(1 for s in of_task[i] if s[1] == d)
+                    coefs += [-1.0] * (len(cols) - len(coefs))
+                    blk.add("colocate", (group, p.tasks[i], p.devices[d], l), cols, coefs, 0.0, 0.0)
+
+
+def _interchangeable_inputs(blk, batch, p, of_task) -> None:
+    # Relabelling the inputs maps schedules to schedules: keep those in which the first
+    # task with a choice holds its inputs in slot order.
+    for i in p.topological_order:
+        slots = of_task[i]
+        if len(slots) > 1:
+            for l in range(p.inputs - 1):  # (slot 0 weighs nothing)
+                cols = [batch.a[s][l + 1] for s in slots[1:]] + [batch.a[s][l] for s in slots[1:]]
+                coefs = [float(k) for k in range(1, len(slots))] + [-float(k) for k in range(1, len(slots))]
+                blk.add("input_order", (p.tasks[i], l), cols, coefs, lower=0.0)
+            return

@@ -1,0 +1,70 @@
+"""Block ``batching``: golden LP, conformance, optima by hand, one input = the latency problem,
+the limit of batches per device, the objective ``throughput``."""
+
+import pytest
+from block_cases import BATCHED, check_golden
+
+from schedkit import Formulation, Problem, solve
+from schedkit.blocks import Batching
+from schedkit.errors import SchedkitError
+from schedkit.milp import get_formulation
+
+
+def test_golden_lp(tmp_path):
+    text = check_golden("batching", tmp_path)
+    assert "input_once" in text and "input_after" in text
+
+
+def test_the_optimum_batches_both_inputs_on_the_gpu():
+    # one batch of 2 per task on the gpu: 1.5 + 1.5; splitting a over gpu and cpu costs more
+    s = solve(Problem.from_dict(BATCHED), "milp", formulation="throughput", solver="highs", warm_start="none")
+    assert (s.status, s.makespan) == ("optimal", pytest.approx(3.0))
+    assert sorted((r.task, r.device, r.inputs) for r in s.tasks) == [("a", "gpu", [0, 1]), ("b", "gpu", [0, 1])]
+    assert s.summary().split()[5] == "throughput=0.666667"
+
+
+def test_more_batches_per_device_may_do_better():
+    # a's inputs in two batches on the gpu (ends 1 and 2) let b start input 0 early on the cpu
+    # (1.1 to 4.1) and input 1 on the gpu (2 to 5); one batch of a ends at 2: 2.1 + 3 = 5.1
+    data = {**BATCHED, "devices": [{"name": "gpu", "batch_sizes": [1, 2]}, {"name": "cpu"}],
+            "links": [{"src": "gpu", "dst": "cpu", "bandwidth": 10}],
+            "tasks": [{"name": "a", "durations": {"gpu": {1: 1, 2: 2}, "cpu": 5}},
+                      {"name": "b", "durations": {"gpu": {1: 3, 2: 6}, "cpu": 3}}]}
+    p = Problem.from_dict(data)
+    one = solve(p, "milp", formulation="throughput", solver="highs", warm_start="none")
+    free = Formulation.from_data({**get_formulation("throughput").to_data(), "name": "free",
+                                  "blocks": ["assignment", {"batching": {"max_batches_per_device": None}},
+                                             "precedence", "no_overlap"]})
+    two = solve(p, "milp", formulation=free, solver="highs", warm_start="none")
+    assert (one.status, two.status) == ("optimal", "optimal")
+    assert (one.makespan, two.makespan) == (pytest.approx(5.1), pytest.approx(5.0))
+    assert Batching().violations(p, two) and not Batching(max_batches_per_device=None).violations(p, two)
+
+
+@pytest.mark.parametrize("name", ["examples/tiny.yaml", "examples/topcuoglu2002.json"])
+def test_one_input_under_throughput_is_the_latency_problem(name):
+    p = Problem.load(name)
+    batched = solve(p, "milp", formulation="throughput", solver="highs", time_limit=60)
+    latency = solve(p, "milp", formulation="latency", solver="highs", time_limit=60)
+    assert batched.status == latency.status == "optimal"
+    assert batched.makespan == pytest.approx(latency.makespan, rel=1e-6)
+
+
+def test_the_milp_is_never_worse_than_the_batched_heuristics_it_starts_from():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "heuristics"))
+    from test_batched import CHAIN
+
+    p = Problem.from_dict(CHAIN)
+    exact = solve(p, "milp", formulation="throughput", solver="highs", time_limit=60)
+    for name in ("met", "greedy", "heft"):
+        heuristic = solve(p, name, formulation="throughput")   # one batch per task and device
+        assert exact.makespan <= heuristic.makespan + 1e-9
+    assert exact.status == "optimal" and exact.bound <= exact.makespan
+
+
+def test_batching_refuses_blocks_it_does_not_define_yet():
+    with pytest.raises(SchedkitError, match="block 'channels' does not combine with batching yet"):
+        solve(Problem.from_dict(BATCHED), "heft", formulation=Formulation.from_data(
+            {"blocks": ["assignment", "batching", "precedence", "no_overlap", "channels"]}))
