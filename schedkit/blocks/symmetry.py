@@ -9,7 +9,7 @@ members ``d_1, d_2, ...`` of each group, in file order, by a measure,
 
 - ``tasks``: the number of tasks on the device;
 - ``batches``: the number of batches (task rows) on it. Without batching every task is one
-  batch, so this is ``tasks`` (the ``batching`` block, once it exists, counts its batches);
+  batch, so this is ``tasks``; under ``batching`` the rows count the batch slots that run;
 - ``busy_time``: the sum of the durations of its tasks.
 
 The optimum never changes. A symmetry block never rejects a schedule (``role = "symmetry"``,
@@ -67,7 +67,9 @@ $$\sum_{i:\, d^G_k \in D_i} p_{i,d^G_k}\, x_{i,d^G_k} \;\ge\; \sum_{i:\, d^G_{k+
   \qquad \forall G,\ k$$
 {% else %}
 {% if by == "batches" %}
-each task is one batch without batching, so batches are counted as tasks:
+each task is one batch without batching, so batches are counted as tasks (under `batching`, the
+rows count its running batch slots $y$ instead of $x$; `tasks` counts a task's first slot on the
+device, `busy_time` the batch times of its slots):
 {% endif %}
 
 $$\sum_{i:\, d^G_k \in D_i} x_{i,d^G_k} \;\ge\; \sum_{i:\, d^G_{k+1} \in D_i} x_{i,d^G_{k+1}} \qquad \forall G,\ k$$
@@ -101,6 +103,9 @@ method are relabelled into this order before they are validated or used as a war
     def build(self, ctx, blk):
         p = ctx.problem
         self.check(p)
+        if ctx.has("batch"):  # under ``batching``: its batch slots
+            self._build_batched(ctx.family("batch"), blk, p)
+            return
         x = ctx.family("x")
         for members in device_groups(p).values():
             for d, e in zip(members, members[1:]):
@@ -117,6 +122,26 @@ method are relabelled into this order before they are validated or used as a war
                             coefs.append(sign)
                 if cols:
                     blk.add("order", (p.devices[d], p.devices[e]), cols, coefs, lower=rhs)
+
+    def _build_batched(self, batch, blk, p) -> None:
+        """The order over batch slots: tasks (a task's first slot on the device runs),
+        batches (every running slot) or busy time (the slots' batch times)."""
+        for members in device_groups(p).values():
+            for d, e in zip(members, members[1:]):
+                cols, coefs = [], []
+                for device, sign in ((d, 1.0), (e, -1.0)):
+                    for slot in batch.slots:
+                        if slot[1] != device or (self.by == "tasks" and slot[2] > 0):
+                            continue
+                        if self.by == "busy_time":
+                            for b, col in batch.z[slot].items():
+                                cols.append(col)
+                                coefs.append(sign * p.batches.time(slot[0], device, b))
+                        else:
+                            cols.append(batch.y[slot])
+                            coefs.append(sign)
+                if cols:
+                    blk.add("order", (p.devices[d], p.devices[e]), cols, coefs, lower=0.0)
 
     def build_cp(self, cp):
         p = cp.problem

@@ -173,12 +173,20 @@ def add_rwnn_kind(kinds: Any) -> argparse.ArgumentParser:
     p.add_argument("--modules", type=int, default=10, help="number of modules (default 10)")
     p.add_argument("--nodes", type=int, default=8, help="nodes of each module's graph (default 8)")
     p.add_argument("--channels", type=int, default=1, help="edges between modules, 1 to 4 (default 1)")
-    p.add_argument("--dependency", choices=DEPENDENCIES, default="sdep",
+    p.add_argument("--dependency", "--dependence", choices=DEPENDENCIES, default="sdep",
                    help="sdep: every output channel depends on every input channel; wdep: on some "
                         "(default sdep)")
     p.add_argument("--graph", choices=GRAPHS, default="mixed",
                    help="module generator: er, ws, ba or mixed (in turn; default)")
+    p.add_argument("--edge-prob", type=finite_float, default=0.4,
+                   help="ER edge probability (default 0.4; DiviML's ER(0.2): 0.2)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--inputs", type=int, default=None, metavar="L", dest="workload_inputs",
+                   help="a workload of L inputs on DiviML's batched platform (an A100, a T4 at 1.26x "
+                        "and a CPU at 7.10x, PCIe 4.0 x16; see schedkit.generators.diviml): solve it "
+                        "with -f throughput")
+    p.add_argument("--batch-sizes", default=None, metavar="B,B,...",
+                   help="with --inputs: the batch sizes every device runs (default L/4,L/2,3L/4,L)")
     p.add_argument("--platform", default=None, metavar="DEVICES",
                    help="a devices file (schedkit-platform/v1, time unit ms; 'schedkit generate platform "
                         "[nodes]' writes one) to put the network on instead of a CPU and two GPUs: a "
@@ -211,7 +219,23 @@ def run_generate_rwnn(args: argparse.Namespace) -> int:
     from schedkit.problem import Problem
 
     data = rwnn(args.modules, args.nodes, args.channels, args.dependency, args.graph, args.seed,
-                name=args.name)
+                edge_prob=getattr(args, "edge_prob", 0.4), name=args.name)
+    # (``args.inputs`` names the command's input files)
+    inputs, sizes = getattr(args, "workload_inputs", None), getattr(args, "batch_sizes", None)
+    if sizes is not None and inputs is None:
+        raise ProblemError("--batch-sizes: needs --inputs (the batches split a workload of inputs)")
+    if inputs is not None:
+        if getattr(args, "platform", None) is not None:
+            raise ProblemError("--inputs: DiviML's batched platform replaces --platform; give one of them")
+        from schedkit.generators.diviml import diviml_workload
+
+        try:
+            batch_sizes = None if sizes is None else [int(b) for b in sizes.split(",")]
+        except ValueError:
+            raise ProblemError(f"--batch-sizes: expected integers separated by commas, got {sizes!r}") from None
+        data = diviml_workload(data, inputs, batch_sizes)
+        if args.name:
+            data["name"] = args.name
     if getattr(args, "platform", None) is not None:
         from schedkit.importers.platform import load_platform
 

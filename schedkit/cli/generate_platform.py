@@ -20,9 +20,9 @@ __all__ = ["PLATFORM_KINDS", "add_platform_kind", "run_generate_platform"]
 
 
 #: Kinds of ``generate platform KIND`` besides the default (CPUs and GPUs from presets).
-PLATFORM_KINDS = ("nodes",)
+PLATFORM_KINDS = ("nodes", "diviml")
 #: Flags of ``generate platform`` that only one kind takes: flag -> its kinds (None: the default).
-_PLATFORM_FLAGS = {"cpus": (None,), "cpu_model": (None,), "nodes": ("nodes",),
+_PLATFORM_FLAGS = {"cpus": (None,), "cpu_model": (None,), "nodes": ("nodes",), "gpus": (None, "nodes"),
                    "network_bandwidth": ("nodes",), "network_latency": ("nodes",)}
 
 
@@ -58,10 +58,13 @@ def add_platform_kind(kinds: Any) -> argparse.ArgumentParser:
                     "'symmetry' block), joined inside a server by --gpu-link and between servers "
                     "by a slower network (--network-bandwidth, --network-latency; the links "
                     "between two servers share one channel). A devices file has no tasks: "
+                    "KIND 'diviml': DiviML's A100, T4 and CPU on PCIe 4.0 x16, at the relative speeds of "
+                    "its Table II (batch times: 'generate rwnn --inputs L'). "
                     "'schedkit generate rwnn --platform FILE' puts a randomly wired network on it, "
                     "'schedkit convert onnx MODEL --platform FILE' a model.")
     p.add_argument("platform_kind", nargs="?", choices=PLATFORM_KINDS, default=None, metavar="KIND",
-                   help="'nodes' for identical servers (default: CPUs and GPUs from presets)")
+                   help="'nodes' for identical servers, 'diviml' for DiviML's A100 + T4 + CPU (default: CPUs "
+                        "and GPUs from presets)")
     p.add_argument("--cpus", type=int, default=None, help="number of CPUs (default 1; not with nodes)")
     p.add_argument("--gpus", type=int, default=None,
                    help="number of GPUs (default 2); with nodes, GPUs per server (default 4)")
@@ -116,7 +119,7 @@ def run_generate_platform(args: argparse.Namespace) -> int:
     """
     from schedkit.atomic import write_text_atomic
     from schedkit.generators import dump
-    from schedkit.generators.platform import NETWORK, PLATFORM_HEADER, nodes, platform
+    from schedkit.generators.platform import NETWORK, PLATFORM_HEADER, diviml, nodes, platform
     from schedkit.importers.platform import parse_platform
 
     kind = getattr(args, "platform_kind", None)
@@ -124,7 +127,9 @@ def run_generate_platform(args: argparse.Namespace) -> int:
         if getattr(args, flag, None) is not None and kind not in takers:
             where = f"'platform {kind}'" if kind else "'platform' without a kind"
             raise ProblemError(f"--{flag.replace('_', '-')} does not apply to {where}")
-    if kind == "nodes":
+    if kind == "diviml":
+        data = diviml(time_unit=args.time_unit, name=args.name)
+    elif kind == "nodes":
         data = nodes(nodes=6 if args.nodes is None else args.nodes, gpus=4 if args.gpus is None else args.gpus,
                      gpu_model=args.gpu_model, gpu_link=args.gpu_link,
                      network_bandwidth=NETWORK[0] if args.network_bandwidth is None else args.network_bandwidth,

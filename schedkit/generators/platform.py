@@ -36,7 +36,7 @@ from typing import Any
 
 from schedkit.errors import ProblemError
 
-__all__ = ["platform", "nodes", "GPU_MODELS", "CPU_MODELS", "GPU_LINKS", "NETWORK", "PLATFORM_HEADER"]
+__all__ = ["platform", "nodes", "diviml", "GPU_MODELS", "CPU_MODELS", "GPU_LINKS", "NETWORK", "PLATFORM_HEADER"]
 
 #: GPU presets: peak FP32 FLOP/s, memory bandwidth (bytes/s), memory (bytes), launch overhead (s).
 GPU_MODELS = {
@@ -227,3 +227,33 @@ def nodes(nodes: int = 6, gpus: int = 4, gpu_model: str = "a100", gpu_link: str 
                        "channel": f"n{k}-n{m}"} for m in range(k + 1, nodes) for b in names[m]]
     return {"format": "schedkit-platform/v1", "name": name or f"nodes{nodes}x{gpus}",
             "time_unit": time_unit, "devices": devices, "links": links}
+
+
+def diviml(time_unit: str = "ms", name: str | None = None) -> dict:
+    """DiviML's platform: an A100, a T4 and a server CPU, every pair on PCIe 4.0 x16 (25 GB/s, 10 us).
+
+    DiviML's Table II gives the RWNN time of the T4 as 1.26x and the CPU's as 7.10x the
+    A100's. The devices file states them as effective rates: the A100's preset peak FLOP/s,
+    memory bandwidth and launch overhead, divided (the overhead multiplied) by 1.26 for the T4
+    and 7.10 for the CPU, so that every operator's roofline time keeps those ratios (not the
+    parts' datasheet figures). Memories: 40, 16 and 64 GB. The batch times of a workload of
+    several inputs are in :mod:`schedkit.generators.diviml` (``generate rwnn --inputs``).
+
+    Examples
+    --------
+    >>> data = diviml()
+    >>> [(d["name"], round(data["devices"][0]["peak_flops"] / d["peak_flops"], 2)) for d in data["devices"]]
+    [('a100', 1.0), ('t4', 1.26), ('cpu', 7.1)]
+    """
+    from schedkit.generators.diviml import DIVIML_DEVICES
+
+    peak, bandwidth, _, overhead = GPU_MODELS["a100"]
+    memory = {"a100": 40e9, "t4": 16e9, "cpu": 64e9}
+    devices = [{"name": device, "peak_flops": peak / slowness, "memory_bandwidth": bandwidth / slowness,
+                "launch_overhead": overhead * slowness, "memory": memory[device]}
+               for device, slowness, _ in DIVIML_DEVICES]
+    names = [d["name"] for d in devices]
+    links = [{"src": a, "dst": b, "bandwidth": 2.5e10, "latency": 1e-5}
+             for k, a in enumerate(names) for b in names[k + 1:]]
+    return {"format": "schedkit-platform/v1", "name": name or "diviml", "time_unit": time_unit,
+            "devices": devices, "links": links}

@@ -194,7 +194,8 @@ class Formulation(BaseModel):
                            communication=any(delays))
         # (a block may build the rows of others, as ``batching`` does for batches)
         replaced = set().union(*(b.replaces for b in self.blocks))
-        for block in self.blocks:
+        # (a block that builds others' rows first: the families it makes are then known to all)
+        for block in sorted(self.blocks, key=lambda b: not b.replaces):
             if block.builds_rows and block.kind not in replaced:
                 block.build(ctx, RowBlock(lin, block.kind))
         OBJECTIVES.get(self.objective).apply(ctx)

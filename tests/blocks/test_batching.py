@@ -68,3 +68,28 @@ def test_batching_refuses_blocks_it_does_not_define_yet():
     with pytest.raises(SchedkitError, match="block 'channels' does not combine with batching yet"):
         solve(Problem.from_dict(BATCHED), "heft", formulation=Formulation.from_data(
             {"blocks": ["assignment", "batching", "precedence", "no_overlap", "channels"]}))
+
+
+@pytest.mark.parametrize("by", ["tasks", "batches", "busy_time"])
+def test_symmetry_orders_batch_slots_without_changing_the_optimum(by):
+    # two identical gpus (one group): the optimum splits a's and b's inputs over both or not
+    gpu = {"batch_sizes": [1, 2], "group": "gpu"}
+    data = {**BATCHED, "workload": {"inputs": 3},
+            "devices": [{"name": "g0", **gpu}, {"name": "g1", **gpu}, {"name": "cpu"}],
+            "links": [{"src": "g0", "dst": "g1", "bandwidth": 1}, {"src": "g0", "dst": "cpu", "bandwidth": 1},
+                      {"src": "g1", "dst": "cpu", "bandwidth": 1}],
+            "tasks": [{"name": t, "durations": {"g0": {1: 1, 2: 1.5}, "g1": {1: 1, 2: 1.5}, "cpu": 2}}
+                      for t in "ab"]}
+    p = Problem.from_dict(data)
+    blocks = ["assignment", "batching", "precedence", "no_overlap"]
+    plain = solve(p, "milp", formulation=Formulation.from_data({"name": "plain", "objective": "throughput",
+                                                                "blocks": blocks}), solver="highs")
+    ordered = solve(p, "milp", formulation=Formulation.from_data(
+        {"name": "ordered", "objective": "throughput", "blocks": blocks + [{"symmetry": {"by": by}}]}),
+        solver="highs")
+    assert plain.status == ordered.status == "optimal"
+    assert ordered.makespan == pytest.approx(plain.makespan)
+    rows = {d: [r for r in ordered.tasks if r.device == d] for d in ("g0", "g1")}
+    measure = {"tasks": lambda rs: len({r.task for r in rs}), "batches": len,
+               "busy_time": lambda rs: sum(r.end - r.start for r in rs)}[by]
+    assert measure(rows["g0"]) >= measure(rows["g1"])    # the canonical order
