@@ -146,6 +146,14 @@ method are relabelled into this order before they are validated or used as a war
     def build_cp(self, cp):
         p = cp.problem
         self.check(p)
+        if cp.batches is not None:  # under ``batching``: its slots, as in the MILP
+            for members in device_groups(p).values():
+                for d, e in zip(members, members[1:]):
+                    def measure(device):
+                        slots = [s for s in cp.batches if s[1] == device and (self.by != "tasks" or s[2] == 0)]
+                        return sum(s[5] if self.by == "busy_time" else s[3] for s in slots)
+                    cp.model.Add(measure(d) >= measure(e))
+            return
         for members in device_groups(p).values():
             for d, e in zip(members, members[1:]):
                 users = [i for i in range(len(p.tasks)) if d in p.allowed[i]]

@@ -27,10 +27,9 @@ from schedkit.milp.families import Draft
 from schedkit.milp.solvers.base import RawSolution
 from schedkit.numerics import SOLVER_TOL, closed, finite_or_none
 from schedkit.schedule import Quality, Result, Schedule
-from schedkit.schedule.unrolled import Unrolled
 from schedkit.validate import canonical
-from schedkit.timing import (MemoryLevels, Transfers, congestion_resource, device_orders, fixed_order_times,
-                             to_schedule)
+from schedkit.timing import (MemoryLevels, Transfers, batched_schedule, congestion_resource, device_orders,
+                             fixed_order_times, to_schedule)
 
 
 def warm_values(built, schedule: Schedule) -> list:
@@ -53,7 +52,7 @@ def read_schedule(built, values: Sequence[float], method: str) -> Schedule:
     for family in built.context.families.values():
         family.read(values, draft)
     if "batches" in draft.extras:
-        return _batched_schedule(p, draft.extras["batches"], method)
+        return batched_schedule(p, draft.extras["batches"], method)
     device_of = [d if d is not None else p.allowed[i][0] for i, d in enumerate(draft.device_of)]
     starts = [s if s is not None else 0.0 for s in draft.starts]
     # With congestion, the transfers keep the solver's order on every channel and port; with
@@ -63,18 +62,6 @@ def read_schedule(built, values: Sequence[float], method: str) -> Schedule:
     exact = fixed_order_times(p, device_of, device_orders(p, device_of, starts), transfers,
                               draft.extras.get("transfer_starts"), not_before=starts if waits else None)
     return to_schedule(p, device_of, exact, method, transfers)
-
-
-def _batched_schedule(p, batches, method: str) -> Schedule:
-    """The solver's batches ``(task, device, inputs, start)`` re-timed exactly: one task per
-    batch on its device (:class:`~schedkit.schedule.unrolled.Unrolled`), in the solver's
-    order on every device."""
-    unrolled = Unrolled(p, [(i, inputs, d) for i, d, inputs, _ in batches])
-    q = unrolled.problem
-    device_of = [d for _, d, _, _ in batches]
-    starts = [start for _, _, _, start in batches]
-    exact = fixed_order_times(q, device_of, device_orders(q, device_of, starts))
-    return unrolled.fold(to_schedule(q, device_of, exact, method))
 
 
 def exact_result(built, raw: RawSolution, method: str, seconds: float | None = None) -> Result:

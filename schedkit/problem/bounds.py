@@ -94,5 +94,8 @@ def per_task_bounds(problem: Problem) -> list[float]:
 
 
 def lower_bound(problem: Problem) -> float:
-    """The best of the bounds above."""
+    """The best of the bounds above (with a workload of several inputs, the batches' bound:
+    :meth:`~schedkit.problem.batches.Batches.lower_bound`)."""
+    if problem.inputs > 1:  # the bounds above count one input
+        return problem.batches.lower_bound(problem)
     return max(critical_path_bound(problem), load_bound(problem), device_bound(problem))

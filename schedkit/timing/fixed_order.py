@@ -179,6 +179,21 @@ def retime(problem: Problem, schedule, method: str, resource: str | None = None)
     return to_schedule(problem, device_of, exact, method, transfers)
 
 
+def batched_schedule(problem: Problem, batches, method: str):
+    """A solver's batches ``(task, device, inputs, start)`` re-timed exactly: one task per batch
+    on its device (:class:`~schedkit.schedule.unrolled.Unrolled`), every batch as early as the
+    solver's order on each device and the batches holding its inputs allow, folded back into
+    batch rows."""
+    from schedkit.schedule.unrolled import Unrolled
+
+    unrolled = Unrolled(problem, [(i, inputs, d) for i, d, inputs, _ in batches])
+    q = unrolled.problem
+    device_of = [d for _, d, _, _ in batches]
+    starts = [start for _, _, _, start in batches]
+    exact = fixed_order_times(q, device_of, device_orders(q, device_of, starts))
+    return unrolled.fold(to_schedule(q, device_of, exact, method))
+
+
 def device_orders(problem, device_of, starts) -> list[list[int]]:
     """Task order on every device from solver start times, never against the task graph.
 

@@ -8,6 +8,9 @@ from schedkit import Formulation, Problem, solve
 from schedkit.blocks import Batching
 from schedkit.errors import SchedkitError
 from schedkit.milp import get_formulation
+from schedkit.milp.portfolio import cpsat_installed
+
+needs_cpsat = pytest.mark.skipif(not cpsat_installed(), reason="OR-Tools is not installed")
 
 
 def test_golden_lp(tmp_path):
@@ -15,15 +18,17 @@ def test_golden_lp(tmp_path):
     assert "input_once" in text and "input_after" in text
 
 
-def test_the_optimum_batches_both_inputs_on_the_gpu():
+@pytest.mark.parametrize("solver", ["highs", pytest.param("cpsat", marks=needs_cpsat)])
+def test_the_optimum_batches_both_inputs_on_the_gpu(solver):
     # one batch of 2 per task on the gpu: 1.5 + 1.5; splitting a over gpu and cpu costs more
-    s = solve(Problem.from_dict(BATCHED), "milp", formulation="throughput", solver="highs", warm_start="none")
+    s = solve(Problem.from_dict(BATCHED), "milp", formulation="throughput", solver=solver, warm_start="none")
     assert (s.status, s.makespan) == ("optimal", pytest.approx(3.0))
     assert sorted((r.task, r.device, r.inputs) for r in s.tasks) == [("a", "gpu", [0, 1]), ("b", "gpu", [0, 1])]
     assert s.summary().split()[5] == "throughput=0.666667"
 
 
-def test_more_batches_per_device_may_do_better():
+@pytest.mark.parametrize("solver", ["highs", pytest.param("cpsat", marks=needs_cpsat)])
+def test_more_batches_per_device_may_do_better(solver):
     # a's inputs in two batches on the gpu (ends 1 and 2) let b start input 0 early on the cpu
     # (1.1 to 4.1) and input 1 on the gpu (2 to 5); one batch of a ends at 2: 2.1 + 3 = 5.1
     data = {**BATCHED, "devices": [{"name": "gpu", "batch_sizes": [1, 2]}, {"name": "cpu"}],
@@ -31,11 +36,11 @@ def test_more_batches_per_device_may_do_better():
             "tasks": [{"name": "a", "durations": {"gpu": {1: 1, 2: 2}, "cpu": 5}},
                       {"name": "b", "durations": {"gpu": {1: 3, 2: 6}, "cpu": 3}}]}
     p = Problem.from_dict(data)
-    one = solve(p, "milp", formulation="throughput", solver="highs", warm_start="none")
+    one = solve(p, "milp", formulation="throughput", solver=solver, warm_start="none")
     free = Formulation.from_data({**get_formulation("throughput").to_data(), "name": "free",
                                   "blocks": ["assignment", {"batching": {"max_batches_per_device": None}},
                                              "precedence", "no_overlap"]})
-    two = solve(p, "milp", formulation=free, solver="highs", warm_start="none")
+    two = solve(p, "milp", formulation=free, solver=solver, warm_start="none")
     assert (one.status, two.status) == ("optimal", "optimal")
     assert (one.makespan, two.makespan) == (pytest.approx(5.1), pytest.approx(5.0))
     assert Batching().violations(p, two) and not Batching(max_batches_per_device=None).violations(p, two)
@@ -70,8 +75,9 @@ def test_batching_refuses_blocks_it_does_not_define_yet():
             {"blocks": ["assignment", "batching", "precedence", "no_overlap", "channels"]}))
 
 
+@pytest.mark.parametrize("solver", ["highs", pytest.param("cpsat", marks=needs_cpsat)])
 @pytest.mark.parametrize("by", ["tasks", "batches", "busy_time"])
-def test_symmetry_orders_batch_slots_without_changing_the_optimum(by):
+def test_symmetry_orders_batch_slots_without_changing_the_optimum(by, solver):
     # two identical gpus (one group): the optimum splits a's and b's inputs over both or not
     gpu = {"batch_sizes": [1, 2], "group": "gpu"}
     data = {**BATCHED, "workload": {"inputs": 3},
@@ -83,10 +89,10 @@ def test_symmetry_orders_batch_slots_without_changing_the_optimum(by):
     p = Problem.from_dict(data)
     blocks = ["assignment", "batching", "precedence", "no_overlap"]
     plain = solve(p, "milp", formulation=Formulation.from_data({"name": "plain", "objective": "throughput",
-                                                                "blocks": blocks}), solver="highs")
+                                                                "blocks": blocks}), solver=solver)
     ordered = solve(p, "milp", formulation=Formulation.from_data(
         {"name": "ordered", "objective": "throughput", "blocks": blocks + [{"symmetry": {"by": by}}]}),
-        solver="highs")
+        solver=solver)
     assert plain.status == ordered.status == "optimal"
     assert ordered.makespan == pytest.approx(plain.makespan)
     rows = {d: [r for r in ordered.tasks if r.device == d] for d in ("g0", "g1")}

@@ -86,6 +86,10 @@ class CpContext:
         self._transfers: list[Transfer] | None = None
         #: What a block had to round the safe way (memory in no whole unit): not a proof then.
         self.rounded: list[str] = []
+        #: Under ``batching``, its slots ``(task, device, k, presence, start, length, input literals)``
+        #: (read back as batches), and how to fix them to a schedule (:meth:`fix`).
+        self.batches: list | None = None
+        self.fix_batches = None
 
     def transfers(self) -> list[Transfer]:
         """The transfers of every edge that may move data, created on first use.
@@ -127,6 +131,9 @@ class CpContext:
         """Fix every task's device and start, and every transfer's start, to ``schedule``'s
         (the conformance kit asks whether the model accepts a valid schedule)."""
         p, model, up = self.problem, self.model, self.ticks.up
+        if self.fix_batches is not None:
+            self.fix_batches(schedule)
+            return
         for row in schedule.tasks:
             i = p.task_index[row.task]
             model.Add(self.on[i][p.device_index[row.device]] == 1)
@@ -139,6 +146,8 @@ class CpContext:
     def hint(self, schedule) -> None:
         """Hint the solver with ``schedule`` (its devices and its start times, rounded up)."""
         p, model, up = self.problem, self.model, self.ticks.up
+        if self.batches is not None:
+            return  # (a batched schedule hints no task-level variable)
         rows = {r.task: r for r in schedule.tasks}
         for i, name in enumerate(p.tasks):
             row = rows.get(name)

@@ -24,8 +24,8 @@ from schedkit.problem import Problem
 from schedkit.problem.bounds import lower_bound
 from schedkit.schedule import Quality, Result, Termination
 from schedkit.validate import canonical
-from schedkit.timing import (MemoryLevels, Transfers, congestion_resource, device_orders, fixed_order_times,
-                             to_schedule)
+from schedkit.timing import (MemoryLevels, Transfers, batched_schedule, congestion_resource, device_orders,
+                             fixed_order_times, to_schedule)
 
 #: What to install for CP-SAT.
 EXTRA = "pip install 'schedkit[cpsat]'"
@@ -35,7 +35,7 @@ def require_cpsat(formulation, problem: Problem) -> None:
     """Raise a one-line error when CP-SAT cannot solve ``formulation`` on ``problem``."""
     if importlib.util.find_spec("ortools") is None:
         raise SolverError(f"solver 'cpsat' needs OR-Tools: {EXTRA}")
-    if formulation.objective != "makespan":
+    if formulation.objective not in ("makespan", "throughput"):
         raise FormulationError(f"formulation '{formulation.name}': CP-SAT minimises the makespan only, "
                                f"not '{formulation.objective}' (use --solver highs)")
     for block in formulation.blocks:
@@ -88,6 +88,10 @@ def read_answer(problem: Problem, formulation, job: Job, answer: Answer, method:
     lower = max(lower_bound(problem) if _orders_edges(formulation) else 0.0, bound or 0.0)
     if answer.starts is None:
         return Result.nothing(method, problem.name, termination, bound=lower or None).with_seconds(answer.seconds)
+    if answer.batches is not None:
+        schedule = batched_schedule(problem, [(i, d, inputs, ticks.time(start)) for i, d, inputs, start in answer.batches],
+                                    method)
+        return _result(schedule, answer, ticks, lower, bound, termination, method)
     transfers = Transfers(problem, congestion_resource(formulation.blocks))
     starts = [ticks.time(s) for s in answer.starts]
     moved = {edge: ticks.time(s) for edge, s in answer.transfer_starts.items()}
@@ -96,6 +100,11 @@ def read_answer(problem: Problem, formulation, job: Job, answer: Answer, method:
     exact = fixed_order_times(problem, answer.devices, device_orders(problem, answer.devices, starts),
                               transfers, moved or None, not_before=starts if waits else None)
     schedule = to_schedule(problem, answer.devices, exact, method, transfers)
+    return _result(schedule, answer, ticks, lower, bound, termination, method)
+
+
+def _result(schedule, answer, ticks, lower, bound, termination, method) -> Result:
+    """The result of CP-SAT's read-back ``schedule``: optimal only when proven in exact ticks."""
     makespan = schedule.makespan
     claimed = ticks.time(answer.objective)
     proven = answer.status == "OPTIMAL" and ticks.exact and not answer.rounded \

@@ -46,6 +46,10 @@ class Ticks:
         """The scale of ``problem`` whose schedules end by ``horizon``."""
         values = [t for i, table in enumerate(problem.durations) for d, t in table.items()
                   if d in problem.allowed[i]]
+        if problem.inputs > 1:  # the batches' times too
+            b = problem.batches
+            values += [b.time(i, d, size) for i in range(len(problem.tasks)) for d in problem.allowed[i]
+                       for size in b.sizes[i][d]]
         for i, j, size in problem.edges:
             values += [problem.comm_time(size, u, v) for u in problem.allowed[i] for v in problem.allowed[j]
                        if problem.pair_allowed(size, u, v) and problem.moves(size, u, v)]

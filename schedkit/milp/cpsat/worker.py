@@ -56,6 +56,8 @@ class Answer:
     devices: list[int] | None = None
     starts: list[int] | None = None
     transfer_starts: dict[tuple[int, int], int] = field(default_factory=dict)
+    #: Under ``batching``: ``(task, device, inputs, start)`` of every batch (then no devices, starts).
+    batches: list | None = None
     seconds: float = 0.0
     error: str | None = None
     #: Whether a block rounded data the safe way (the answer then proves nothing).
@@ -72,8 +74,11 @@ def solve_job(job: Job, emit=None) -> Answer:
     began = time.perf_counter()
     model = cp_model.CpModel()
     cp = CpContext(model, job.problem, job.ticks, job.horizon)
-    for block in job.formulation.blocks:
-        if block.role != "cut" and block.applies_to(job.problem):
+    blocks = job.formulation.blocks
+    replaced = set().union(*(b.replaces for b in blocks))
+    # (a block that builds others' constraints first, as in the MILP: ``batching``)
+    for block in sorted(blocks, key=lambda b: not b.replaces):
+        if block.role != "cut" and block.kind not in replaced and block.applies_to(job.problem):
             block.build_cp(cp)
     if job.fixed is not None:
         cp.fix(job.fixed)
@@ -93,6 +98,11 @@ def solve_job(job: Job, emit=None) -> Answer:
     def read(values, status: str) -> Answer:
         found = Answer(status=status, seconds=time.perf_counter() - began, rounded=bool(cp.rounded))
         found.objective, found.bound = values.ObjectiveValue(), values.BestObjectiveBound()
+        if cp.batches is not None:  # under ``batching``: the running batch slots
+            found.batches = [(i, d, [l for l, a in enumerate(held) if values.BooleanValue(a)], values.Value(start))
+                             for i, d, _, on, start, _, held in cp.batches if values.BooleanValue(on)]
+            found.devices, found.starts = [], []
+            return found
         found.devices = [next(d for d, on in cp.on[i].items() if values.BooleanValue(on))
                          for i in range(len(job.problem.tasks))]
         found.starts = [values.Value(s) for s in cp.start]
