@@ -14,12 +14,13 @@ Per seed, the makespan of the L inputs and the throughput L / makespan of
 - the batched heuristics bMET, bGreedy, bHEFT, SA and the (1+1) EA (``met``, ``greedy``,
   ``heft``, ``annealing``, ``evolution`` under ``-f throughput``: one batch per task and device);
 - the MILP (``milp -f throughput``, one batch per task and device, DiviML's restriction;
-  HiGHS with ``--time-limit``): status, makespan, bound.
+  ``--solver`` auto (HiGHS and CP-SAT raced) with ``--time-limit``): status, makespan, bound.
 
 Targets: the MILP's throughput at least 2x ``one_by_one`` and strictly above ``whole_batch``,
 and better than bHEFT; a validated schedule and a bound within 60 s.
 
-    python benchmarks/batching.py [--seeds 3] [--nodes 10] [--inputs 16] [--time-limit 60] [--json FILE]
+    python benchmarks/batching.py [--seeds 3] [--nodes 10] [--inputs 16] [--time-limit 60]
+                                  [--solver auto|highs|cpsat] [--json FILE]
 """
 
 from __future__ import annotations
@@ -45,14 +46,14 @@ def instance(nodes: int, inputs: int, seed: int) -> Problem:
                                                   edge_prob=0.2, seed=seed), inputs=inputs))
 
 
-def measure(p: Problem, time_limit: float) -> dict:
+def measure(p: Problem, time_limit: float, solver: str) -> dict:
     row = {"problem": p.name, "tasks": len(p.tasks), **baselines(p)}
     for name in HEURISTICS:
         began = time.perf_counter()
         s = schedkit.solve(p, name, formulation="throughput")
         row[name] = {"makespan": s.makespan, "seconds": time.perf_counter() - began}
     began = time.perf_counter()
-    s = schedkit.solve(p, "milp", formulation="throughput", time_limit=time_limit, solver="highs")
+    s = schedkit.solve(p, "milp", formulation="throughput", time_limit=time_limit, solver=solver)
     row["milp"] = {"status": s.status, "makespan": s.makespan, "bound": s.bound,
                    "seconds": time.perf_counter() - began}
     return row
@@ -64,15 +65,17 @@ def main(argv=None) -> int:
     parser.add_argument("--nodes", type=int, default=10)
     parser.add_argument("--inputs", type=int, default=16)
     parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--solver", default="auto", choices=("auto", "highs", "cpsat"))
     parser.add_argument("--json", type=Path, metavar="FILE")
     args = parser.parse_args(argv)
     L = args.inputs
     rows = []
-    print(f"RWNN module, ER(0.2), {args.nodes} nodes, L = {L} inputs on A100 + T4 + CPU; makespan (throughput = L / makespan)")
+    print(f"RWNN module, ER(0.2), {args.nodes} nodes, L = {L} inputs on A100 + T4 + CPU; makespan "
+          f"(throughput = L / makespan); milp solver {args.solver}, {args.time_limit:g} s")
     head = f"{'seed':>4} {'one_by_one':>11} {'whole_batch':>11}" + "".join(f" {h:>9}" for h in HEURISTICS)
     print(head + f" {'milp':>9} {'bound':>8} {'status':>9} {'seconds':>7}  x1by1  xbatch  vs heft")
     for seed in range(args.seeds):
-        row = measure(instance(args.nodes, L, seed), args.time_limit)
+        row = measure(instance(args.nodes, L, seed), args.time_limit, args.solver)
         rows.append(row)
         milp = row["milp"]
         print(f"{seed:>4} {row['one_by_one']:>11.4g} {row['whole_batch']:>11.4g}"

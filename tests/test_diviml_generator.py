@@ -58,3 +58,10 @@ def test_platform_diviml_keeps_table_two_through_rwnn_platform(tmp_path):
 def test_platform_diviml_takes_no_device_counts(tmp_path, capfd):
     assert main(["generate", "platform", "diviml", "--gpus", "2", "-o", str(tmp_path / "d.yaml")]) != 0
     assert capfd.readouterr().err.strip() == "schedkit: error: --gpus does not apply to 'platform diviml'"
+
+
+def test_divimls_module_parameters_are_flags(tmp_path):
+    out = tmp_path / "ba.json"
+    assert main(["generate", "rwnn", "--graph", "ba", "--attach", "5", "--modules", "2", "--nodes", "8",
+                 "-o", str(out)]) == 0
+    assert json.loads(out.read_text()) == rwnn(modules=2, nodes=8, graph="ba", attach=5)

@@ -180,6 +180,10 @@ def add_rwnn_kind(kinds: Any) -> argparse.ArgumentParser:
                    help="module generator: er, ws, ba or mixed (in turn; default)")
     p.add_argument("--edge-prob", type=finite_float, default=0.4,
                    help="ER edge probability (default 0.4; DiviML's ER(0.2): 0.2)")
+    p.add_argument("--neighbours", type=int, default=4, help="WS ring neighbours (default 4, as DiviML's WS(4, 0.75))")
+    p.add_argument("--rewire", type=finite_float, default=0.3,
+                   help="WS rewiring probability (default 0.3; DiviML's WS(4, 0.75): 0.75)")
+    p.add_argument("--attach", type=int, default=2, help="BA attachments per new node (default 2; DiviML's BA(5): 5)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--inputs", type=int, default=None, metavar="L", dest="workload_inputs",
                    help="a workload of L inputs on DiviML's batched platform (an A100, a T4 at 1.26x "
@@ -219,7 +223,8 @@ def run_generate_rwnn(args: argparse.Namespace) -> int:
     from schedkit.problem import Problem
 
     data = rwnn(args.modules, args.nodes, args.channels, args.dependency, args.graph, args.seed,
-                edge_prob=getattr(args, "edge_prob", 0.4), name=args.name)
+                edge_prob=getattr(args, "edge_prob", 0.4), neighbours=getattr(args, "neighbours", 4),
+                rewire=getattr(args, "rewire", 0.3), attach=getattr(args, "attach", 2), name=args.name)
     # (``args.inputs`` names the command's input files)
     inputs, sizes = getattr(args, "workload_inputs", None), getattr(args, "batch_sizes", None)
     if sizes is not None and inputs is None:
