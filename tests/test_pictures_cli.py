@@ -98,7 +98,8 @@ def test_generate_platform(tmp_path, capfd):
     assert text.startswith("# schedkit-platform/v1 devices file")
     platform = load_platform(out)
     assert [d.name for d in platform.devices] == ["cpu0", "cpu1", "gpu0", "gpu1", "gpu2"]
-    assert [d.group for d in platform.devices] == ["cpu-server", "cpu-server", "gpu-h100", None, "gpu-h100"]  # a lone T4 has no twin
+    # a lone T4 has no twin; cpu0 holds the GPUs, so the CPUs are not interchangeable
+    assert [d.group for d in platform.devices] == [None, None, "gpu-h100", None, "gpu-h100"]
     assert len(platform.links) == 1 + 3 + 3
     code, _, err = run(["generate", "platform", "--gpu-model", "b200", "-o", tmp_path / "x.yaml"], capfd)
     assert code == 1 and err == "schedkit: error: unknown GPU model 'b200' (known: a100, h100, l4, t4, v100)\n"

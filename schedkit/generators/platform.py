@@ -4,7 +4,8 @@ A platform lists each device's roofline (peak FLOP/s, memory bandwidth, launch o
 memory) and the links between devices, in physical units (see
 :mod:`schedkit.importers.platform`). The presets are rounded public figures of common parts
 (dense FP32 peak, memory bandwidth and size); GPUs of one model share a ``group`` (they are
-identical, which symmetry breaking uses).
+interchangeable, which the ``symmetry`` block uses), and so do two CPUs of one model without
+GPUs (with GPUs, the first CPU holds them).
 
 Layout: every GPU hangs off the first CPU by PCIe 4.0 x16 (16 GB/s, 10 us); GPUs are joined
 pairwise by ``gpu_link`` (NVLink-class 50 GB/s, or PCIe 16 GB/s, or ``none``: their data
@@ -142,7 +143,10 @@ def platform(cpus: int = 1, gpus: int = 2, gpu_model: str = "a100", cpu_model: s
     for k, device in enumerate(cpu_ids):
         model = cpu_names[k % len(cpu_names)]
         same = sum(1 for j in range(cpus) if cpu_names[j % len(cpu_names)] == model)
-        devices.append(_device(device, CPU_MODELS[model], f"cpu-{model}" if same > 1 else None))
+        # CPUs are interchangeable only as a lone pair: the GPUs hang off the first, and a
+        # chain of three puts the middle one nearer to both others
+        twins = same > 1 and cpus == 2 and not gpus
+        devices.append(_device(device, CPU_MODELS[model], f"cpu-{model}" if twins else None))
     gpu_ids = [f"gpu{k}" for k in range(gpus)]
     for k, device in enumerate(gpu_ids):
         model = gpu_names[k % len(gpu_names)]
