@@ -99,3 +99,18 @@ def test_a_method_that_does_not_run_batches_says_so(tmp_path, capfd, args, messa
     assert main(["solve", str(src), *args, "-o", str(tmp_path / "out.json")]) != 0
     err = capfd.readouterr().err.strip().splitlines()
     assert err == [f"schedkit: error: {message}"] and not (tmp_path / "out.json").exists()
+
+
+def test_pictures_and_text_show_the_batches(tmp_path):
+    from schedkit.cli.main import main
+    from schedkit.report.text import format_schedule
+
+    p = Problem.from_dict(DATA)
+    s = schedule(GOOD).model_copy(update={"problem": p.name})
+    assert "a  inputs 0-1" in format_schedule(s)
+    src, out, page = tmp_path / "p.json", tmp_path / "s.json", tmp_path / "r.html"
+    import json
+    src.write_text(json.dumps(DATA))
+    s.write(out)
+    assert main(["report", str(src), str(out), "-o", str(page)]) == 0
+    assert "0.5 inputs per time unit (3 inputs in 4 batches)" in page.read_text()

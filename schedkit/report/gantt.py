@@ -28,7 +28,7 @@ from typing import Any
 
 from schedkit.errors import SchedkitError
 from schedkit.report.base import register_renderer
-from schedkit.report.layout import Layout, check_fits, memory_levels, peak, si
+from schedkit.report.layout import Layout, bar_label, check_fits, memory_levels, peak, si
 
 __all__ = ["render_gantt", "gantt_figure", "FORMATS", "LABELLED_TASKS"]
 
@@ -114,7 +114,7 @@ def gantt_figure(problem: Any, schedule: Any, *, colour_by: str | None = None,
         for r in schedule.tasks:
             room = int((r.end - r.start) * chars_per_unit)
             if room >= 3:
-                text = r.task if len(r.task) <= room else r.task[:max(1, room - 1)] + "…"
+                text = bar_label(r, room)
                 ax.text((r.start + r.end) / 2, row_of[r.device], text, ha="center", va="center",
                         fontsize=font * 0.85, clip_on=True, parse_math=False)
     ax.set_xlim(0, span * 1.01)

@@ -26,6 +26,7 @@ from typing import Any
 from schedkit.report.base import register_renderer
 from schedkit.report.layout import Layout, check_fits, memory_levels, nice_time, peak, si
 from schedkit.report.svg import environment, render_svg
+from schedkit.schedule.batched import inputs_of, is_batched, throughput
 
 __all__ = ["render_html", "markdown_html", "TRANSFER_ROWS"]
 
@@ -158,6 +159,8 @@ def render_html(problem: Any, schedule: Any, *, formulation: str | None = None,
                         f"{len(problem.devices)} devices, {len(problem.spec.links)} links"),
                ("method", schedule.method), ("status", schedule.status),
                ("makespan", "" if schedule.makespan is None else f"{schedule.makespan:.6g}"),
+               ("throughput", f"{throughput(schedule):.6g} inputs per time unit ({inputs_of(schedule)} inputs in "
+                              f"{len(schedule.tasks)} batches)" if is_batched(schedule) and schedule.makespan else ""),
                ("bound", "" if schedule.bound is None or not math.isfinite(schedule.bound)
                 else f"{schedule.bound:.6g}"),
                ("gap", _gap(schedule)),

@@ -284,6 +284,24 @@ def si(value: float) -> str:
     return f"{value:.3g}"
 
 
+def bar_label(row, room: int) -> str:
+    """The name on a task's bar, within ``room`` characters: the task, and ``×B`` for a batch
+    of B inputs; cut with an ellipsis when it does not fit ("" under 3 characters).
+
+    Examples
+    --------
+    >>> from schedkit.schedule import TaskRun
+    >>> bar_label(TaskRun(task="conv1", device="gpu", start=0, end=1, inputs=[0, 1, 2]), 20)
+    'conv1 ×3'
+    >>> bar_label(TaskRun(task="conv1", device="gpu", start=0, end=1), 4)
+    'con…'
+    """
+    text = f"{row.task} ×{len(row.inputs)}" if row.inputs and len(row.inputs) > 1 else row.task
+    if room < 3:
+        return ""
+    return text if len(text) <= room else text[:max(1, room - 1)] + "…"
+
+
 def nice_time(value: float) -> str:
     """A time for labels and tables: 4 significant digits, no exponent for ordinary values.
 

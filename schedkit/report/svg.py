@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from schedkit.report.base import register_renderer
-from schedkit.report.layout import Layout, check_fits, nice_time
+from schedkit.report.layout import Layout, bar_label, check_fits, nice_time
 
 __all__ = ["render_svg", "ticks", "environment"]
 
@@ -73,7 +73,7 @@ def gantt_svg_data(problem: Any, schedule: Any, colour_by: str | None = None,
     for r in schedule.tasks:
         x, w = left + r.start * scale, max(0.5, (r.end - r.start) * scale)
         room = int(w / 6.5)
-        label = (r.task if len(r.task) <= room else r.task[:room - 1] + "…") if labelled and room >= 3 else ""
+        label = bar_label(r, room) if labelled else ""
         op = f" ({spec[r.task].op})" if spec[r.task].op else ""
         tasks.append({"x": x, "y": y[r.device] + 2, "w": w, "h": row_h - 4, "fill": layout.colours[r.task],
                       "label": label, "cx": x + w / 2, "cy": y[r.device] + row_h / 2 + 4,
