@@ -62,7 +62,7 @@ class Formulation(BaseModel):
         if "cuts" not in kinds:
             object.__setattr__(self, "blocks", self.blocks + (Cuts(),))
             kinds.append("cuts")
-        replaced = set().union(*(b.replaces for b in self.blocks))
+        replaced = self.replaced()
         for block in self.blocks:
             if block.kind in replaced:
                 continue  # another block builds its rows (``batching``)
@@ -126,11 +126,18 @@ class Formulation(BaseModel):
                 add(required)
             out.append(name)
 
-        add(OBJECTIVES.get(self.objective).family)
+        replaced = self.replaced()
+        if not any(b.replaces for b in self.blocks):  # (``batching``: the batch family's makespan)
+            add(OBJECTIVES.get(self.objective).family)
         for block in self.blocks:
-            for name in sorted(block.requires):
-                add(name)
+            if block.kind not in replaced:
+                for name in sorted(block.requires):
+                    add(name)
         return out
+
+    def replaced(self) -> set[str]:
+        """Kinds of the blocks whose rows another block of the formulation builds (``batching``)."""
+        return set().union(*(b.replaces for b in self.blocks))
 
     def describe(self) -> str:
         """The formulation's mathematics: objective, variables, then every block (Markdown with LaTeX)."""
@@ -141,7 +148,14 @@ class Formulation(BaseModel):
         parts.append("Variables:\n")
         parts += [f"- `{name}`: {FAMILIES.get(name).template.strip()}" for name in self.families()]
         parts.append("")
-        parts += [block.describe() for block in self.blocks]
+        replaced = self.replaced()
+        for block in self.blocks:
+            text = block.describe()
+            if block.kind in replaced:
+                builder = next(b.kind for b in self.blocks if block.kind in b.replaces)
+                text = text.rstrip() + (f"\n\nIn this formulation `{builder}` builds these rows for its "
+                                        f"batches; the meaning above holds input by input.\n")
+            parts.append(text)
         return "\n".join(parts)
 
     def has(self, kind: str) -> bool:
@@ -193,7 +207,7 @@ class Formulation(BaseModel):
         ctx = BuildContext(problem, lin, horizon, orders_edges=bool(delays), lower_bound=lower,
                            communication=any(delays))
         # (a block may build the rows of others, as ``batching`` does for batches)
-        replaced = set().union(*(b.replaces for b in self.blocks))
+        replaced = self.replaced()
         # (a block that builds others' rows first: the families it makes are then known to all)
         for block in sorted(self.blocks, key=lambda b: not b.replaces):
             if block.builds_rows and block.kind not in replaced:

@@ -99,3 +99,10 @@ def test_symmetry_orders_batch_slots_without_changing_the_optimum(by, solver):
     measure = {"tasks": lambda rs: len({r.task for r in rs}), "batches": len,
                "busy_time": lambda rs: sum(r.end - r.start for r in rs)}[by]
     assert measure(rows["g0"]) >= measure(rows["g1"])    # the canonical order
+
+
+def test_describe_says_which_rows_batching_builds():
+    text = get_formulation("throughput").describe()
+    assert "`batch`" in text and "`timing`" not in text
+    # assignment, placement, precedence, no_overlap, memory and the cuts
+    assert text.count("In this formulation `batching` builds these rows") == 6
