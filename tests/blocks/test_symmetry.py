@@ -167,9 +167,13 @@ def test_generated_platforms_with_groups_are_interchangeable():
                  platform(cpus=2, gpus=0), nodes(3, 2)):
         p = Problem.from_dict(parse_platform(data).retarget(rwnn(modules=1, nodes=3)))
         assert first_difference(p) is None, data["name"]
-    # Two CPUs share a group there, but the GPUs hang off the first one only: not twins.
-    p = Problem.from_dict(parse_platform(platform(cpus=2, gpus=1)).retarget(rwnn(modules=1, nodes=3)))
-    assert first_difference(p).startswith("group 'cpu-server': devices cpu0 and cpu1 are not interchangeable: "
+    # With GPUs, which hang off the first CPU only, the CPUs are not twins: no group for them.
+    data = platform(cpus=2, gpus=1)
+    assert [d.get("group") for d in data["devices"]] == [None, None, None]
+    grouped = {**data, "devices": [{**d, "group": "cpu"} if d["name"].startswith("cpu") else d
+                                   for d in data["devices"]]}
+    p = Problem.from_dict(parse_platform(grouped).retarget(rwnn(modules=1, nodes=3)))
+    assert first_difference(p).startswith("group 'cpu': devices cpu0 and cpu1 are not interchangeable: "
                                           "cpu0->gpu0 has bandwidth")
 
 
