@@ -118,10 +118,8 @@ def baselines(problem) -> dict[str, float]:
     for d in range(len(problem.devices)):
         if not all(d in problem.allowed[i] for i in tasks):
             continue
-        try:  # (a duration map without size 1: that device runs no single input)
+        if all(_runs_one(problem, i, d) for i in tasks):
             one = min(one, L * sum(b.time(i, d, 1) for i in tasks))
-        except KeyError:
-            pass
         for size in set().union(*(b.sizes[i][d] for i in tasks)):
             full, rest = divmod(L, size)
             if all(size in b.sizes[i][d] and (not rest or rest in b.sizes[i][d]) for i in tasks):
@@ -129,3 +127,8 @@ def baselines(problem) -> dict[str, float]:
                                        for i in tasks))
     return {"one_by_one": one, "whole_batch": whole}
 
+
+def _runs_one(problem, i: int, d: int) -> bool:
+    """Whether task ``i``'s duration on ``d`` gives a time for one input (a number, or a map with size 1)."""
+    value = problem.spec.tasks[i].durations[problem.devices[d]] if problem.spec.tasks[i].durations else 1.0
+    return not isinstance(value, dict) or 1 in value

@@ -139,6 +139,13 @@ class Formulation(BaseModel):
         """Kinds of the blocks whose rows another block of the formulation builds (``batching``)."""
         return set().union(*(b.replaces for b in self.blocks))
 
+    def building(self) -> list[Block]:
+        """The blocks that build constraints (MILP rows or a CP-SAT form), in building order: a
+        block that builds others' rows first, so that the families it makes are known to all;
+        the blocks it replaces left out."""
+        replaced = self.replaced()
+        return [b for b in sorted(self.blocks, key=lambda b: not b.replaces) if b.kind not in replaced]
+
     def describe(self) -> str:
         """The formulation's mathematics: objective, variables, then every block (Markdown with LaTeX)."""
         parts = [f"## Formulation `{self.name}`\n"]
@@ -206,16 +213,13 @@ class Formulation(BaseModel):
         lin = LinearModel(name=f"{self.name}:{problem.name}")
         ctx = BuildContext(problem, lin, horizon, orders_edges=bool(delays), lower_bound=lower,
                            communication=any(delays))
-        # (a block may build the rows of others, as ``batching`` does for batches)
-        replaced = self.replaced()
-        # (a block that builds others' rows first: the families it makes are then known to all)
-        for block in sorted(self.blocks, key=lambda b: not b.replaces):
-            if block.builds_rows and block.kind not in replaced:
+        for block in self.building():
+            if block.builds_rows:
                 block.build(ctx, RowBlock(lin, block.kind))
         OBJECTIVES.get(self.objective).apply(ctx)
         # Blocks written with Pyomo build last, into the Pyomo model of every row so far.
-        for block in self.blocks:
-            if not block.builds_rows and block.kind not in replaced:
+        for block in self.building():
+            if not block.builds_rows:
                 add_pyomo_block(ctx, block)
         return BuiltModel(linear=lin, problem=problem, blocks=list(self.blocks), context=ctx,
                           horizon=horizon, warm=warm, build_seconds=time.perf_counter() - began,

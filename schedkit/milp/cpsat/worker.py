@@ -74,11 +74,8 @@ def solve_job(job: Job, emit=None) -> Answer:
     began = time.perf_counter()
     model = cp_model.CpModel()
     cp = CpContext(model, job.problem, job.ticks, job.horizon)
-    blocks = job.formulation.blocks
-    replaced = set().union(*(b.replaces for b in blocks))
-    # (a block that builds others' constraints first, as in the MILP: ``batching``)
-    for block in sorted(blocks, key=lambda b: not b.replaces):
-        if block.role != "cut" and block.kind not in replaced and block.applies_to(job.problem):
+    for block in job.formulation.building():
+        if block.role != "cut" and block.applies_to(job.problem):
             block.build_cp(cp)
     if job.fixed is not None:
         cp.fix(job.fixed)
