@@ -26,10 +26,13 @@ from __future__ import annotations
 
 import heapq
 import math
+from typing import TYPE_CHECKING
 
-import networkx as nx
 
 from schedkit.problem.spec import ProblemSpec
+
+if TYPE_CHECKING:  # networkx loads on first use: the CP-SAT worker never needs it
+    import networkx as nx
 
 
 class Network:
@@ -54,6 +57,8 @@ class Network:
     def __init__(self, spec: ProblemSpec):
         index = {d.name: k for k, d in enumerate(spec.devices)}
         m = len(spec.devices)
+        import networkx as nx
+
         net = nx.DiGraph()
         net.add_nodes_from(range(m))
         names = [d.name for d in spec.devices]

@@ -28,8 +28,8 @@ import heapq
 import math
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import networkx as nx
 
 from schedkit.errors import ProblemError
 from schedkit.numerics import fits
@@ -37,6 +37,9 @@ from schedkit.problem import graph
 from schedkit.problem.batches import Batches
 from schedkit.problem.network import Network, Payload
 from schedkit.problem.spec import ProblemSpec, load_spec, parse_spec
+
+if TYPE_CHECKING:  # networkx loads on first use: the CP-SAT worker never needs it
+    import networkx as nx
 
 
 class Problem:
@@ -260,6 +263,8 @@ class Problem:
     @cached_property
     def graph(self) -> nx.DiGraph:
         """The task graph on task indices, with ``size`` on every edge."""
+        import networkx as nx
+
         g = nx.DiGraph()
         g.add_nodes_from(range(len(self.tasks)))
         g.add_weighted_edges_from(self.edges, weight="size")
@@ -274,6 +279,7 @@ class Problem:
 
         Examples
         --------
+        >>> import networkx as nx
         >>> p = Problem.load("examples/topcuoglu2002.json")
         >>> p.topological_order == list(nx.lexicographical_topological_sort(p.graph))
         True

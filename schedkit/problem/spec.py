@@ -26,7 +26,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import networkx as nx
 import yaml
 from pydantic import (
     BaseModel,
@@ -242,7 +241,7 @@ class ProblemSpec(_Frozen):
                 raise ValueError(f"{label}: 'transfer_times' needs a positive size (an edge of size 0 "
                                  f"moves no data)")
         # Kahn's count is cheap; networkx finds the cycle to name only when there is one.
-        cycle = None if _acyclic(seen) else nx.find_cycle(nx.DiGraph(list(seen)))
+        cycle = None if _acyclic(seen) else _find_cycle(seen)
         if cycle:
             path = " -> ".join([u for u, _ in cycle] + [cycle[0][0]])
             raise ValueError(f"the task graph has a cycle: {path}")
@@ -373,3 +372,10 @@ def parse_spec(data: Any, source: str = "problem") -> ProblemSpec:
 def load_spec(path: str | Path) -> ProblemSpec:
     """Load and validate a problem file (``.json``, ``.yaml`` or ``.yml``)."""
     return parse_spec(read_data(path), source=str(path))
+
+
+def _find_cycle(edges) -> list:
+    """A cycle of the directed ``edges`` (networkx, loaded only when a graph has one)."""
+    import networkx as nx
+
+    return nx.find_cycle(nx.DiGraph(list(edges)))
