@@ -16,7 +16,8 @@ from schedkit import Formulation, Problem, ProblemError
 from schedkit.blocks import Block, register_block
 from schedkit.cli.main import main
 from schedkit.errors import OptionError, SchedkitError
-from schedkit.milp.cpsat import Ticks
+from schedkit.milp.cpsat import Ticks, make_job
+from schedkit.milp.formulation import get_formulation
 from schedkit.milp.portfolio import choose_solver
 from schedkit.testing.strategies import problems
 
@@ -214,3 +215,22 @@ def test_a_claim_of_infeasibility_beside_a_valid_start_is_not_passed_on(monkeypa
     s = schedkit.solve(p, "milp", solver="cpsat", threads=1)
     assert s.status == "feasible" and s.tasks and "not a proof" in s.message
     assert s.violations(p) == []
+
+
+def test_the_bound_of_a_model_whose_memory_was_rounded_is_not_passed_on():
+    # Memory in thirds is no whole number in any unit: CP-SAT's model rounds task memory up
+    # and capacity down, so at most one task fits on d0 there, where two fit (optimum 3: two
+    # on d0, one on d1). That model's optimum, 6, bounds nothing of the problem's.
+    from schedkit.milp.cpsat import read_answer
+    from schedkit.milp.cpsat.worker import Answer
+
+    p = Problem.from_dict({"format": "schedkit/v1", "name": "thirds",
+                           "devices": [{"name": "d0", "memory": 2 / 3}, {"name": "d1"}],
+                           "tasks": [{"name": n, "durations": {"d0": 1, "d1": 3}, "memory": 1 / 3} for n in "abc"],
+                           "edges": []})
+    f = get_formulation("latency")
+    job = make_job(p, f, 6.0)
+    claimed = Answer(status="OPTIMAL", objective=6, bound=6, devices=[0, 1, 1], starts=[0, 0, 3], rounded=True)
+    result = read_answer(p, f, job, claimed, "milp:latency")
+    assert result.quality.value == "feasible" and result.bound <= 3.0
+    assert schedkit.solve(p, "milp", solver="highs").makespan == 3.0

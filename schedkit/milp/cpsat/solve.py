@@ -84,7 +84,8 @@ def read_answer(problem: Problem, formulation, job: Job, answer: Answer, method:
         return Result.nothing(method, problem.name, termination,
                               message="CP-SAT found the rounded model infeasible: not a proof "
                                       f"(times rounded to 1/{ticks.scale})").with_seconds(answer.seconds)
-    bound = ticks.bound(answer.bound, problem)
+    # (a model whose memory was rounded the safe way is a restriction: its bound proves nothing)
+    bound = None if answer.rounded else ticks.bound(answer.bound, problem)
     lower = max(lower_bound(problem) if _orders_edges(formulation) else 0.0, bound or 0.0)
     if answer.starts is None:
         return Result.nothing(method, problem.name, termination, bound=lower or None).with_seconds(answer.seconds)
