@@ -266,7 +266,7 @@ class Milp(Method):
 
             deadline = deadline_after(time_limit)
             beside = lambda shared: subset_bounds(built, built.warm, shared, deadline, o.verbose)  # noqa: E731
-        # Beside CP-SAT, HiGHS keeps one thread: CP-SAT has the other core.
+        # Beside CP-SAT, HiGHS keeps one thread (paced: see milp.race.Pace); CP-SAT has two workers.
         threads = 1 if racing and o.threads is None else o.threads
         raw = adapter.solve(built, SolveOptions(time_limit, o.gap, threads, o.verbose), start, beside)
         return exact_result(built, raw, method=self._label)

@@ -2,11 +2,15 @@
 
 The two exact solvers are strong on different instances (CP-SAT on tight disjunctive
 ones, job shops; HiGHS where the LP bound is good). ``auto`` runs HiGHS in this process
-and CP-SAT in its worker process, on a core each: CP-SAT starts from the same schedule as
-HiGHS (a solution hint); each schedule it finds is offered to HiGHS as it comes (HiGHS's
-user solution) and its bound proves HiGHS's incumbent where they meet; the first proof of
-optimality stops the other. The worker process starts with the method, so that it has
-loaded OR-Tools by the time the model is built; the result says which solver proved it.
+and CP-SAT, with two workers, in its worker process: CP-SAT starts from the same schedule
+as HiGHS (a solution hint); each schedule it finds is offered to HiGHS as it comes (HiGHS's
+user solution) and each bound it proves raises HiGHS's; the first proof of optimality
+stops the other. HiGHS races at full speed for the first tenth of the time limit (2-10 s),
+where small models are proven, then takes a third of its core unless it is within 1 % of
+a proof (:class:`~schedkit.milp.race.Pace`): on two cores, CP-SAT's second worker proves
+more than HiGHS's full core (``benchmarks/exact.py``). The worker process starts with the
+method, so that it has loaded OR-Tools by the time the model is built (a program's later
+solves find a spare one loaded); the result says which solver proved it.
 
 Examples
 --------
@@ -21,6 +25,7 @@ import time
 
 from schedkit.errors import SchedkitError
 from schedkit.milp.cpsat import Worker, make_job, read_answer, require_cpsat
+from schedkit.milp.race import Pace
 from schedkit.numerics import OPTIMAL_GAP, closed
 from schedkit.problem import Problem
 from schedkit.schedule import Quality, Result
@@ -49,8 +54,11 @@ def solve_cpsat(problem: Problem, formulation, warm, horizon: float | None, time
     return _not_worse_than(result, warm)
 
 
-#: CP-SAT's workers beside HiGHS's one thread.
-RACING_WORKERS = 1
+#: CP-SAT's workers beside HiGHS's one thread (HiGHS is paced to leave them the cores, see
+#: :class:`~schedkit.milp.race.Pace`).
+RACING_WORKERS = 2
+#: HiGHS races at full speed for this share of the time limit, within these seconds.
+FULL_SPEED_SHARE, FULL_SPEED_SECONDS = 0.1, (2.0, 10.0)
 
 
 def cp_beside(problem: Problem, formulation, warm, deadline: float | None, to_model, factor: float,
@@ -66,6 +74,8 @@ def cp_beside(problem: Problem, formulation, warm, deadline: float | None, to_mo
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0.5:
             return
+        low, high = FULL_SPEED_SECONDS
+        shared.pace = Pace(shared, high if left is None else min(high, max(low, FULL_SPEED_SHARE * left)))
         job = make_job(problem, formulation, warm.makespan if warm else None, warm, left, RACING_WORKERS, seed,
                        verbose)
 
@@ -80,8 +90,13 @@ def cp_beside(problem: Problem, formulation, warm, deadline: float | None, to_mo
             if better.bound is not None:
                 shared.proved(better.bound * factor)
 
+        def bounded(ticks) -> None:
+            bound = job.ticks.bound(ticks, problem)
+            if bound is not None:
+                shared.proved(bound * factor)
+
         try:
-            answer = worker.solve(job, stop=shared.stop, improving=improving)
+            answer = worker.solve(job, stop=shared.stop, improving=improving, bounded=bounded)
             if answer is None:
                 return  # HiGHS finished first
             result = read_answer(problem, formulation, job, answer, method)

@@ -53,6 +53,8 @@ class Shared:
         self.bound = -math.inf
         self.tolerance = tolerance
         self._offer: tuple[float, object, object] | None = None
+        #: Paces HiGHS while CP-SAT races beside it (``None``: HiGHS at full speed).
+        self.pace: Pace | None = None
 
     def found(self, objective: float) -> None:
         """The exact solve holds a schedule of makespan ``objective``."""
@@ -104,6 +106,8 @@ class Shared:
             primal = event.data_out.mip_primal_bound
             if primal < self.incumbent:
                 self.found(primal)
+            if self.pace is not None and not self.stop.is_set():
+                self.pace(primal, event.data_out.mip_dual_bound)
             if self.stop.is_set():
                 event.data_in.user_interrupt = True
 
@@ -118,6 +122,53 @@ class Shared:
         h.cbMipInterrupt.subscribe(interrupt)
         h.cbMipImprovingSolution.subscribe(improving)
         h.cbMipUserSolution.subscribe(user_solution)
+
+
+class Pace:
+    """How much of its core HiGHS takes while CP-SAT races beside it.
+
+    On two cores, CP-SAT's two workers (a full search with its LP, and large-neighbourhood
+    searches that share what they find) prove more than one alone. HiGHS runs at full
+    speed for its first ``full_seconds``, where small models are proven by either solver;
+    after that it takes ``share`` of its core, pausing in its own callback, which leaves
+    the rest to CP-SAT's workers. It still raises its bound and takes CP-SAT's schedules,
+    and goes back to full speed when its own gap is below ``close_gap``: about to prove.
+
+    Examples
+    --------
+    >>> shared = Shared()
+    >>> pace = Pace(shared, full_seconds=0.0, share=0.5)
+    >>> began = time.perf_counter(); time.sleep(0.05); pace(100.0, 50.0)
+    >>> round(time.perf_counter() - began, 1)   # ran 0.05 s, paused as long
+    0.1
+    >>> began = time.perf_counter(); pace(100.0, 99.5)   # gap 0.5 %: full speed
+    >>> time.perf_counter() - began < 0.01
+    True
+    """
+
+    def __init__(self, shared: Shared, full_seconds: float, share: float = 1 / 3, close_gap: float = 0.01):
+        self.shared = shared
+        self.full_until = time.perf_counter() + full_seconds
+        self.share = share
+        self.close_gap = close_gap
+        self.awake = time.perf_counter()
+
+    def __call__(self, primal: float, dual: float) -> None:
+        """Called in HiGHS's callback with its incumbent and bound: pause, or go on."""
+        now = time.perf_counter()
+        incumbent = min(primal, self.shared.incumbent)
+        if now < self.full_until or (math.isfinite(incumbent) and incumbent - dual <= self.close_gap * abs(incumbent)):
+            self.awake = now
+            return
+        ran = now - self.awake
+        if ran >= PACE_SLICE:  # (the callback comes often: pause in slices, not every call)
+            self.shared.stop.wait(min(ran * (1 / self.share - 1), MAX_PAUSE))
+            self.awake = time.perf_counter()
+
+
+#: Seconds HiGHS runs between pauses, and the longest pause.
+PACE_SLICE = 0.02
+MAX_PAUSE = 0.5
 
 
 def run_beside(h, helper, shared: Shared) -> None:

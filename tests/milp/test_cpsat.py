@@ -159,6 +159,16 @@ def test_the_worker_streams_each_improving_schedule_then_answers():
     assert all(a.status == "FEASIBLE" and len(a.starts) == len(p.tasks) for a in found)
 
 
+def test_the_worker_streams_each_better_bound():
+    from schedkit.milp.cpsat import Worker
+
+    job = make_job(Problem.load("examples/la02.json"), get_formulation("jssp"), None, time_limit=60)
+    bounds = []
+    answer = Worker().solve(job, bounded=bounds.append)
+    assert answer.status == "OPTIMAL" and bounds
+    assert bounds == sorted(bounds) and bounds[-1] <= 655
+
+
 def test_a_worker_that_dies_is_named_in_one_line():
     from schedkit.errors import SolverError
     from schedkit.milp.cpsat import Worker, make_job
@@ -181,6 +191,21 @@ def test_a_spare_worker_waits_loaded_for_the_next_solve():
     schedkit.solve(p, "milp", formulation="jssp", solver="cpsat")  # ... and taken by this solve
     assert spare.process.poll() is not None and SPARE.worker is not spare
     assert SPARE.worker.process.poll() is None
+
+
+def test_the_spare_worker_says_when_it_has_loaded():
+    from schedkit.milp.cpsat.worker import Spare
+
+    spare = Spare()
+    try:
+        assert spare.wait(timeout=60)               # OR-Tools loaded, before any job is sent
+        worker = spare.worker
+        assert worker.process.poll() is None and spare.wait(timeout=0)   # the same worker, still waiting
+        assert spare.worker is worker
+        answer = spare.take().solve(make_job(Problem.load("examples/ft06.json"), get_formulation("jssp"), None))
+        assert answer.status == "OPTIMAL" and answer.objective == 55
+    finally:
+        spare.close()
 
 
 def test_optional_intervals_of_different_sizes_on_one_task_find_the_optimum():

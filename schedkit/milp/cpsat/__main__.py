@@ -1,9 +1,10 @@
-"""The CP-SAT worker process (see :class:`schedkit.milp.cpsat.worker.Worker`): a pickled
-``(job, stream)`` on stdin; framed messages on stdout: each improving solution when
-``stream`` is true, then the answer."""
+"""The CP-SAT worker process (see :class:`schedkit.milp.cpsat.worker.Worker`): ``ready``
+once loaded, then a pickled ``(job, stream)`` on stdin; framed messages on stdout: each
+improving solution and each better bound when ``stream`` is true, then the answer."""
 
 import pickle
 import sys
+import threading
 
 from schedkit.milp.cpsat.worker import answer, write_message
 
@@ -12,6 +13,19 @@ try:  # load OR-Tools while the parent prepares the job (a missing one is said i
 except ImportError:
     pass
 
-job, stream = pickle.load(sys.stdin.buffer)
 out = sys.stdout.buffer
-write_message(out, "answer", answer(job, (lambda found: write_message(out, "solution", found)) if stream else None))
+lock = threading.Lock()  # CP-SAT's threads call back at once: one frame at a time
+
+
+def send(kind: str, payload) -> None:
+    with lock:
+        write_message(out, kind, payload)
+
+
+send("ready", None)
+job, stream = pickle.load(sys.stdin.buffer)
+if stream:
+    found = answer(job, lambda solution: send("solution", solution), lambda ticks: send("bound", ticks))
+else:
+    found = answer(job)
+send("answer", found)

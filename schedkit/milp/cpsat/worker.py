@@ -64,9 +64,10 @@ class Answer:
     rounded: bool = False
 
 
-def solve_job(job: Job, emit=None) -> Answer:
+def solve_job(job: Job, emit=None, emit_bound=None) -> Answer:
     """Build and solve ``job`` in this process (which must not hold HiGHS); ``emit(answer)``,
-    when given, receives every improving solution as it is found (status ``FEASIBLE``)."""
+    when given, receives every improving solution as it is found (status ``FEASIBLE``),
+    ``emit_bound(ticks)`` every better lower bound."""
     from ortools.sat.python import cp_model
 
     from schedkit.milp.cpsat.context import CpContext
@@ -106,6 +107,8 @@ def solve_job(job: Job, emit=None) -> Answer:
         found.transfer_starts = {t.edge: values.Value(t.start) for t in (cp._transfers or [])}
         return found
 
+    if emit_bound is not None and not cp.rounded:  # (a rounded model's bound proves nothing)
+        solver.best_bound_callback = emit_bound
     if emit is None:
         status = solver.Solve(model)
     else:
@@ -123,10 +126,10 @@ def solve_job(job: Job, emit=None) -> Answer:
     return answer
 
 
-def answer(job: Job, emit=None) -> Answer:
+def answer(job: Job, emit=None, emit_bound=None) -> Answer:
     """:func:`solve_job`, with any failure as an answer that says it in one line."""
     try:
-        return solve_job(job, emit)
+        return solve_job(job, emit, emit_bound)
     except ImportError as exc:
         return Answer(status="ERROR", error=f"the CP-SAT worker cannot load OR-Tools ({exc}): "
                                             f"pip install 'schedkit[cpsat]'")
@@ -141,10 +144,11 @@ class Worker:
     OR-Tools while the caller prepares the job (a second, at least); :meth:`solve` sends it.
 
     The worker is ``python -m schedkit.milp.cpsat`` with this process's import path: it
-    reads the pickled job on stdin and writes framed messages on stdout (:func:`write_message`:
-    improving solutions when asked, then the answer); it never re-imports the caller's main
-    module, as ``multiprocessing`` would. A worker solves one job; :meth:`close` ends one
-    that was never used.
+    says ``ready`` once loaded, reads the pickled job on stdin and writes framed messages on
+    stdout (:func:`write_message`: improving solutions and bounds when asked, then the
+    answer); it never
+    re-imports the caller's main module, as ``multiprocessing`` would. A worker solves one
+    job; :meth:`close` ends one that was never used.
     """
 
     def __init__(self, verbose: bool = False):
@@ -152,46 +156,57 @@ class Worker:
         self.process = subprocess.Popen([sys.executable, "-m", "schedkit.milp.cpsat"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=None if verbose else subprocess.PIPE,
                                         env=env)
+        self.messages: queue.Queue = queue.Queue()
+        self.loaded = threading.Event()
+        self.errors: list[bytes] = []
+        self.threads = [threading.Thread(target=_receive, args=(self.process.stdout, self.messages, self.loaded),
+                                         daemon=True)]
+        if self.process.stderr is not None:
+            stderr = self.process.stderr
+            self.threads.append(threading.Thread(target=lambda: self.errors.append(stderr.read()), daemon=True))
+        for thread in self.threads:
+            thread.start()
 
-    def solve(self, job: Job, stop=None, improving=None) -> Answer | None:
+    def ready(self, timeout: float | None = None) -> bool:
+        """Wait until the worker has loaded OR-Tools (at most ``timeout`` seconds); whether it has."""
+        return self.loaded.wait(timeout)
+
+    def solve(self, job: Job, stop=None, improving=None, bounded=None) -> Answer | None:
         """The answer to ``job``; ``None`` when ``stop`` (an event) was set first.
 
         ``improving(answer)``, when given, receives each improving solution as the worker
-        finds it (status ``FEASIBLE``). Raises :class:`~schedkit.errors.SolverError` when the
-        job cannot be sent or the worker fails.
+        finds it (status ``FEASIBLE``); ``bounded(ticks)`` each better lower bound. Raises
+        :class:`~schedkit.errors.SolverError` when the job cannot be sent or the worker fails.
         """
         try:
-            data = pickle.dumps((job, improving is not None))
+            data = pickle.dumps((job, improving is not None or bounded is not None))
         except (pickle.PicklingError, AttributeError, TypeError) as exc:
             self.close()
             raise SolverError(f"cannot send the job to the CP-SAT worker ({exc}): user blocks must be "
                               f"defined in an importable module") from None
         process = self.process
-        messages: queue.Queue = queue.Queue()
-        errors: list[bytes] = []
-        threads = [threading.Thread(target=_send, args=(process.stdin, data), daemon=True),
-                   threading.Thread(target=_receive, args=(process.stdout, messages), daemon=True)]
-        if process.stderr is not None:
-            threads.append(threading.Thread(target=lambda: errors.append(process.stderr.read()), daemon=True))
-        for thread in threads:
-            thread.start()
+        threading.Thread(target=_send, args=(process.stdin, data), daemon=True).start()
         while True:
             try:
-                kind, reply = messages.get(timeout=POLL_SECONDS)
+                kind, reply = self.messages.get(timeout=POLL_SECONDS)
             except queue.Empty:
                 if stop is not None and stop.is_set():
                     self.close()
                     return None
                 continue
-            if kind == "solution" and improving is not None:
-                improving(reply)
-            elif kind != "solution":
+            if kind == "solution":
+                if improving is not None:
+                    improving(reply)
+            elif kind == "bound":
+                if bounded is not None:
+                    bounded(reply)
+            else:
                 break
         process.wait()
         if kind == "end":  # the worker died before it answered
-            for thread in threads[2:]:
+            for thread in self.threads[1:]:
                 thread.join(timeout=1)
-            last = b"".join(errors).decode(errors="replace").strip().splitlines()[-1:] or [""]
+            last = b"".join(self.errors).decode(errors="replace").strip().splitlines()[-1:] or [""]
             raise SolverError(f"the CP-SAT worker stopped without an answer (exit code {process.returncode})"
                               + (f": {last[0]}" if last[0] else ""))
         if reply.error is not None:
@@ -220,15 +235,19 @@ def _send(stream, data: bytes) -> None:
         pass
 
 
-def _receive(stream, messages: queue.Queue) -> None:
-    """Put every framed message of ``stream`` on ``messages``, then ``("end", None)``."""
+def _receive(stream, messages: queue.Queue, loaded: threading.Event) -> None:
+    """Put every framed message of ``stream`` on ``messages`` (``ready`` sets ``loaded``
+    instead), then ``("end", None)``."""
     try:
         while True:
             head = stream.read(8)
             if len(head) < 8:
                 break
-            body = stream.read(struct.unpack("<Q", head)[0])
-            messages.put(pickle.loads(body))
+            message = pickle.loads(stream.read(struct.unpack("<Q", head)[0]))
+            if message[0] == "ready":
+                loaded.set()
+            else:
+                messages.put(message)
     except (OSError, EOFError, pickle.UnpicklingError):
         pass
     messages.put(("end", None))
@@ -263,7 +282,25 @@ class Spare:
             if self.worker is None or self.worker.process.poll() is not None:
                 self.worker = Worker()
 
+    def wait(self, timeout: float | None = None) -> bool:
+        """Start the spare worker unless one waits, and wait until it has loaded (at most
+        ``timeout`` seconds); whether it has. A program that solves many models (a
+        benchmark, a service) calls it between solves so that no solve waits for the load.
+
+        Examples
+        --------
+        >>> spare = Spare()
+        >>> spare.wait(timeout=60)
+        True
+        >>> spare.close()
+        """
+        self.refill()
+        with self.lock:
+            worker = self.worker
+        return worker is not None and worker.ready(timeout)
+
     def close(self) -> None:
+        """End the spare worker."""
         with self.lock:
             worker, self.worker = self.worker, None
         if worker is not None:
