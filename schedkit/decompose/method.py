@@ -48,6 +48,7 @@ from typing import Any, ClassVar
 import yaml
 from pydantic import field_validator
 
+from schedkit.blocks.interchangeable import device_groups, first_difference
 from schedkit.decompose.chain import Chain
 from schedkit.decompose.executor import OnProgress, executor_for, parse_executor, run_parts
 from schedkit.decompose.parts import Part, part_options
@@ -164,7 +165,7 @@ class DecompositionMethod(Method):
         results: list[Result] = []
         with executor_for(o.executor) as executor:
             while True:
-                parts = [Part.of(sub, o.inner, o.inner_options) for sub in subproblems]
+                parts = [Part.of(sub, o.inner, self._part_options(sub)) for sub in subproblems]
                 # A round of one part gains nothing from a worker: it runs here.
                 results += run_parts(parts, executor if len(parts) > 1 else None,
                                      self._round_progress(len(results)))
@@ -173,6 +174,23 @@ class DecompositionMethod(Method):
                     break
                 subproblems, inverse = step
         return self.chain.invert(results, inverse, problem=problem, method=f"{self.name}:{o.inner}")
+
+    def _part_options(self, sub: Problem) -> dict:
+        """The inner method's options for the part ``sub``.
+
+        A part may tell the devices of a group apart (a boundary task pinned to one of
+        them): it is solved without the formulation's ``symmetry`` block, a speed-up that
+        does not change the optimum, instead of being refused by it.
+        """
+        options = self.options.inner_options
+        if not device_groups(sub) or first_difference(sub) is None \
+                or "formulation" not in METHODS.get(self.options.inner).Options.model_fields:
+            return options
+        data = self.inner.formulation_data(sub)
+        kept = [b for b in data["blocks"] if (b if isinstance(b, str) else next(iter(b))) != "symmetry"]
+        if len(kept) == len(data["blocks"]):
+            return options
+        return {**options, "formulation": {**data, "blocks": kept}}
 
     def _round_progress(self, before: int) -> OnProgress | None:
         """The progress of one round, counted with the parts of the rounds before it."""

@@ -116,3 +116,19 @@ def test_a_block_it_does_not_know_is_refused_by_name():
                                     "'test_wide_transfers' is not supported by decomposition 'bridge_dp'")
     finally:
         BLOCKS.unregister("test_wide_transfers")
+
+
+def test_symmetry_in_the_formulation_gives_the_optimum_without_it():
+    # Identical GPUs of a server (a symmetry group): each part pins its boundary tasks, which tells
+    # them apart, so the parts are solved without the groups; the optimum is the same.
+    from schedkit.generators.platform import nodes
+    from schedkit.importers.platform import parse_platform
+
+    p = Problem.from_dict(parse_platform(nodes(2, 2)).retarget(rwnn(3, 4, seed=2)))
+    symmetric = {"blocks": ["assignment", "placement", {"precedence": {"communication": True}}, "no_overlap",
+                            {"symmetry": {"by": "tasks"}}]}
+    split = solve(p, "bridge_dp", inner="milp", inner_options={"formulation": symmetric}, executor="serial")
+    plain = solve(p, "bridge_dp", inner="milp", executor="serial")
+    assert split.status == plain.status == "optimal"
+    assert split.makespan == pytest.approx(plain.makespan, rel=1e-6)
+    split.validate(p)

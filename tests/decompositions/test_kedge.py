@@ -81,3 +81,17 @@ def test_bad_k_and_a_single_module_are_refused():
         solve(p, "kedge", k=0)
     with pytest.raises(DecompositionRefused, match="k=1 does not split the task graph into two modules or more"):
         solve(p, "kedge", k=1, inner="heft", executor="serial")
+
+
+def test_symmetry_in_the_formulation_is_left_out_of_parts_that_tell_the_group_apart():
+    from schedkit.generators.platform import nodes
+    from schedkit.importers.platform import parse_platform
+
+    p = Problem.from_dict(parse_platform(nodes(2, 2)).retarget(rwnn(2, 4, channels=2, seed=0)))
+    symmetric = {"blocks": ["assignment", "placement", {"precedence": {"communication": True}}, "no_overlap",
+                            {"symmetry": {"by": "tasks"}}]}
+    split = solve(p, "kedge", inner="milp", inner_options={"formulation": symmetric}, executor="serial")
+    plain = solve(p, "kedge", inner="milp", executor="serial")
+    assert split.makespan == pytest.approx(plain.makespan, rel=1e-6)
+    assert split.bound == pytest.approx(plain.bound, rel=1e-6)
+    split.validate(p)
