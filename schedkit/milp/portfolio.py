@@ -6,7 +6,7 @@ and CP-SAT, with two workers, in its worker process: CP-SAT starts from the same
 as HiGHS (a solution hint); each schedule it finds is offered to HiGHS as it comes (HiGHS's
 user solution) and each bound it proves raises HiGHS's; the first proof of optimality
 stops the other. HiGHS races at full speed for the first twentieth of the time limit
-(2-10 s), where small models are proven, then takes a quarter of its core unless it is within
+(2-10 s), where small models are proven, then takes a tenth of its core unless it is within
 1 % of a proof (:class:`~schedkit.milp.race.Pace`): on two cores, CP-SAT's second worker proves
 more than HiGHS's full core (``benchmarks/exact.py``). The worker process starts with the
 method, so that it has loaded OR-Tools by the time the model is built (a program's later
@@ -58,7 +58,8 @@ def solve_cpsat(problem: Problem, formulation, warm, horizon: float | None, time
 #: :class:`~schedkit.milp.race.Pace`).
 RACING_WORKERS = 2
 #: HiGHS races at full speed for this share of the time limit, within these seconds (then
-#: paced: a tenth of 60 s left er35x4-s1 of benchmarks/exact.py unproven in one run of three).
+#: paced: with a tenth of 60 s and a third of the core, er35x4-s1 of benchmarks/exact.py stayed
+#: unproven in 1 run of 3; with a quarter, in 2 of 6; with a tenth, in none of 3).
 FULL_SPEED_SHARE, FULL_SPEED_SECONDS = 0.05, (2.0, 10.0)
 
 

@@ -146,7 +146,7 @@ class Pace:
     True
     """
 
-    def __init__(self, shared: Shared, full_seconds: float, share: float = 0.25, close_gap: float = 0.01):
+    def __init__(self, shared: Shared, full_seconds: float, share: float = 0.1, close_gap: float = 0.01):
         self.shared = shared
         self.full_until = time.perf_counter() + full_seconds
         self.share = share
