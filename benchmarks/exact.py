@@ -30,6 +30,11 @@ beside it). The sets:
             ``random_problem(12, seed, bus=False)``, 12 tasks on 3 devices of similar speed with
             slow links, edge probability 0.25, seeds 0-2) under its ``latency+port``
             formulation (``congestion: {resource: port}``).
+``timeline`` The random instances of ``benchmarks/timeline.py`` (imported from it), 12 tasks
+            on 3 devices, ``deltas`` and ``lifetime``, seeds 0-2, with its capacity rule (the
+            capacity, from HEFT alone, is found while the instance loads, before the clock
+            starts), under its ``timeline-MODE`` formulation; and She et al.'s DualPipe
+            instances PP = 2 and 4 (M = 2 PP) under ``fdjssp``.
 ``twenty``  (``--twenty``) 20 tasks on 4 devices, seeds 0-4, as ``random`` otherwise.
 
 Per set, a table of instance, solver, status, makespan, bound, gap to the bound (and the
@@ -49,7 +54,7 @@ with a job shop's known optimum) are marked ``!`` and make the script exit with 
 after it has printed everything.
 
     python benchmarks/exact.py [--solver highs|cpsat|auto ...] [--time-limit 60] [--seeds 3]
-                               [--sets random jobshop moirai congestion] [--twenty]
+                               [--sets random jobshop moirai congestion timeline] [--twenty]
                                [--only PATTERN ...] [--worker warm|cold] [--json FILE]
 
 Progress goes to stderr (a line on a terminal, silent otherwise), tables to stdout.
@@ -71,7 +76,7 @@ from typing import Callable
 
 import schedkit
 from schedkit import Problem, SchedkitError
-from schedkit.generators import erdos_renyi
+from schedkit.generators import erdos_renyi, pipeline
 from schedkit.importers import convert
 from schedkit.milp.portfolio import choose_solver, cpsat_installed
 from schedkit.milp.cpsat.worker import SPARE
@@ -83,8 +88,8 @@ BENCHMARKS = Path(__file__).resolve().parent
 SHARED_JSSP = ROOT.parent / "shared" / "data" / "jssp"
 
 SOLVERS = ("highs", "cpsat", "auto")
-SETS = ("random", "jobshop", "moirai", "congestion", "twenty")
-DEFAULT_SETS = ("random", "jobshop", "moirai", "congestion")
+SETS = ("random", "jobshop", "moirai", "congestion", "timeline", "twenty")
+DEFAULT_SETS = ("random", "jobshop", "moirai", "congestion", "timeline")
 
 #: Proven optimal makespans (Fisher and Thompson 1963, Lawrence 1984); checked at run time
 #: against the README of ``../shared/data/jssp`` when it is there.
@@ -227,6 +232,30 @@ def congestion_group(args) -> Group:
     for seed in range(args.seeds):
         group.instances.append(Instance(f"er12-s{seed}", lambda s=seed: random_problem(12, s, bus=False),
                                         congestion("port")))
+    return group
+
+
+def timeline_group(args) -> Group:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        from timeline import capacity_rule, deltas_data, lifetime_data, timeline, with_capacity
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    group = Group("timeline", f"timeline: benchmarks/timeline.py's random instances, 12 tasks x 3 devices, "
+                              f"deltas and lifetime, seeds 0-{args.seeds - 1}, its capacity rule; formulation "
+                              f"timeline-MODE; and its DualPipe instances PP = 2, 4 under fdjssp")
+
+    def load(mode: str, seed: int) -> Problem:
+        data = (deltas_data if mode == "deltas" else lifetime_data)(12, seed)
+        return Problem.from_dict(with_capacity(data, capacity_rule(data, mode)["capacity"]))
+
+    for mode in ("deltas", "lifetime"):
+        for seed in range(args.seeds):
+            group.instances.append(Instance(f"{mode}12-s{seed}", lambda m=mode, s=seed: load(m, s),
+                                            timeline(mode)))
+    for pp in (2, 4):
+        group.instances.append(Instance(f"dualpipe-pp{pp}", lambda k=pp: Problem.from_dict(
+            pipeline(stages=k, microbatches=2 * k)), "fdjssp"))
     return group
 
 
@@ -429,7 +458,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3,
                         help="seeds per random size, variant and congestion instance (default 3)")
     parser.add_argument("--sets", nargs="+", choices=SETS, default=list(DEFAULT_SETS),
-                        help="instance sets (default: random jobshop moirai congestion)")
+                        help="instance sets (default: random jobshop moirai congestion timeline)")
     parser.add_argument("--twenty", action="store_true", help="also the 20 tasks x 4 devices set")
     parser.add_argument("--twenty-seeds", type=int, default=5, help="seeds of --twenty (default 5)")
     parser.add_argument("--only", nargs="+", metavar="PATTERN",
@@ -478,7 +507,7 @@ def main() -> None:
 
     builders = {"random": random_groups, "jobshop": lambda a: [jobshop_group(a)],
                 "moirai": lambda a: [moirai_group(a)], "congestion": lambda a: [congestion_group(a)],
-                "twenty": lambda a: [twenty_group(a)]}
+                "twenty": lambda a: [twenty_group(a)], "timeline": lambda a: [timeline_group(a)]}
     groups = [group for key in wanted for group in builders[key](args)]
     if args.only:
         for group in groups:
