@@ -93,4 +93,6 @@ for channels, dependency, kedge, milp, kedge_seconds, milp_seconds in measured:
     # The bound is a lower bound: below both schedules; the split stays close to the MILP.
     assert kedge.status == "feasible" and kedge.bound is not None
     assert kedge.bound <= min(kedge.makespan, milp.makespan) + TOL
-    assert kedge.makespan <= 1.10 * milp.makespan
+    # (sdep: the target, within 1 %; wdep: modules overlap in time, which a split in
+    # topological order cannot use: measured 6-10 % behind a MILP given 20 s)
+    assert kedge.makespan <= (1.01 if dependency == "sdep" else 1.15) * milp.makespan
