@@ -59,7 +59,7 @@ def solve_cpsat(problem: Problem, formulation, warm, horizon: float | None, time
 RACING_WORKERS = 2
 #: HiGHS races at full speed for this share of the time limit, within these seconds (then
 #: paced: with a tenth of 60 s and a third of the core, er35x4-s1 of benchmarks/exact.py stayed
-#: unproven in 1 run of 3; with a quarter, in 2 of 6; with a tenth, in none of 3).
+#: unproven in 1 run of 3; with a quarter, in 2 of 6; with a tenth, in none of 4).
 FULL_SPEED_SHARE, FULL_SPEED_SECONDS = 0.05, (2.0, 10.0)
 
 
