@@ -48,6 +48,7 @@ from typing import Any, ClassVar
 import yaml
 from pydantic import field_validator
 
+from schedkit.blocks.base import block_from_data
 from schedkit.blocks.interchangeable import device_groups, first_difference
 from schedkit.decompose.chain import Chain
 from schedkit.decompose.executor import OnProgress, executor_for, parse_executor, run_parts
@@ -187,7 +188,7 @@ class DecompositionMethod(Method):
                 or "formulation" not in METHODS.get(self.options.inner).Options.model_fields:
             return options
         data = self.inner.formulation_data(sub)
-        kept = [b for b in data["blocks"] if (b if isinstance(b, str) else next(iter(b))) != "symmetry"]
+        kept = [b for b in data["blocks"] if block_from_data(b).kind != "symmetry"]
         if len(kept) == len(data["blocks"]):
             return options
         return {**options, "formulation": {**data, "blocks": kept}}

@@ -28,7 +28,6 @@ import heapq
 import math
 from typing import TYPE_CHECKING
 
-
 from schedkit.problem.spec import ProblemSpec
 
 if TYPE_CHECKING:  # networkx loads on first use: the CP-SAT worker never needs it
@@ -55,10 +54,10 @@ class Network:
     """
 
     def __init__(self, spec: ProblemSpec):
-        index = {d.name: k for k, d in enumerate(spec.devices)}
-        m = len(spec.devices)
         import networkx as nx
 
+        index = {d.name: k for k, d in enumerate(spec.devices)}
+        m = len(spec.devices)
         net = nx.DiGraph()
         net.add_nodes_from(range(m))
         names = [d.name for d in spec.devices]

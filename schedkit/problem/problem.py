@@ -30,7 +30,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-
 from schedkit.errors import ProblemError
 from schedkit.numerics import fits
 from schedkit.problem import graph

@@ -146,9 +146,8 @@ class Worker:
     The worker is ``python -m schedkit.milp.cpsat`` with this process's import path: it
     says ``ready`` once loaded, reads the pickled job on stdin and writes framed messages on
     stdout (:func:`write_message`: improving solutions and bounds when asked, then the
-    answer); it never
-    re-imports the caller's main module, as ``multiprocessing`` would. A worker solves one
-    job; :meth:`close` ends one that was never used.
+    answer); it never re-imports the caller's main module, as ``multiprocessing`` would. A
+    worker solves one job; :meth:`close` ends one that was never used.
     """
 
     def __init__(self, verbose: bool = False):
