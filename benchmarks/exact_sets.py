@@ -165,7 +165,7 @@ def congestion_group(args) -> Group:
 def timeline_group(args) -> Group:
     sys.path.insert(0, str(BENCHMARKS))
     try:
-        from timeline import capacity_rule, deltas_data, lifetime_data, timeline, with_capacity
+        from timeline_sets import capacity_rule, deltas_data, lifetime_data, timeline, with_capacity
     finally:
         sys.path.remove(str(BENCHMARKS))
     group = Group("timeline", f"timeline: benchmarks/timeline.py's random instances, 12 tasks x 3 devices, "
