@@ -36,7 +36,7 @@ from typing import ClassVar
 from schedkit.problem.bounds import lower_bound
 from schedkit.errors import ProblemError
 from schedkit.heuristics.formulation import HONOURED, FollowsFormulation, FormulationOptions
-from schedkit.heuristics.placement import Reservation
+from schedkit.heuristics.reservation import Reservation
 from schedkit.methods import MethodOptions
 from schedkit.problem import Problem
 from schedkit.schedule import Result

@@ -112,7 +112,7 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
     reserve : object, optional
         Keeps memory for the tasks still to come on a nearly full instance: its
         ``candidates(task, devices)`` narrows a task's devices, and ``commit(task, device)``
-        records the choice (see :class:`schedkit.heuristics.placement.Reservation`).
+        records the choice (see :class:`schedkit.heuristics.reservation.Reservation`).
     levels : MemoryLevels, optional
         The memory levels of a ``memory_timeline`` formulation
         (:class:`~schedkit.timing.levels.MemoryLevels`): a task starts only where and when
