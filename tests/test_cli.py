@@ -119,6 +119,17 @@ def test_console_script_solves(tmp_path):
     assert out.is_file()
 
 
+def test_console_script_milp_output_is_ours_alone(tmp_path):
+    """HiGHS (1.16) writes a banner to the process's stdout unless told before it is built."""
+    exe = shutil.which("schedkit")
+    cmd = [exe] if exe else [sys.executable, "-m", "schedkit.cli"]
+    done = subprocess.run(cmd + ["solve", TINY, "--solver", "highs", "-o", str(tmp_path / "s.json")],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("milp:latency on tiny: status=optimal"), done.stdout
+    assert "HiGHS" not in done.stdout + done.stderr
+
+
 # ---------------------------------------------------------------------- generated solve flags
 def _solve_parser():
     from schedkit.cli.main import build_parser

@@ -8,6 +8,8 @@ bound meets its incumbent.
 
 from __future__ import annotations
 
+import functools
+
 from schedkit.errors import SolverError
 from schedkit.milp.solvers.base import (Adapter, Feature, Helper, RawSolution, SolveOptions,
                                         register_solver)
@@ -60,6 +62,36 @@ class Highs(Adapter):
         return RawSolution(termination, optimal=exact, values=values, objective=objective, bound=bound)
 
 
+def quiet_highs():
+    """A ``highspy.Highs`` that has printed nothing: its output is off until a caller turns it on.
+
+    highspy 1.16's constructor enables the callbacks, and HiGHS writes its banner to the
+    process's stdout then, before any option can be set; the JSON a user pipes out of
+    ``schedkit solve`` must not start with it. The subclass turns ``output_flag`` off
+    first. (Older highspy versions log nothing until a model is passed.)
+
+    Examples
+    --------
+    >>> quiet_highs().getOptions().output_flag
+    False
+    """
+    h = _quiet_class()()
+    h.setOptionValue("output_flag", False)  # in versions whose constructor enables nothing
+    return h
+
+
+@functools.cache
+def _quiet_class():
+    import highspy
+
+    class QuietHighs(highspy.Highs):
+        def enableCallbacks(self):
+            self.setOptionValue("output_flag", False)
+            return super().enableCallbacks()
+
+    return QuietHighs
+
+
 def highs_for(lin, time_limit=None, gap=None, verbose=False):
     """A ``highspy.Highs`` holding the sparse model ``lin`` (passed as arrays, no Pyomo object).
 
@@ -69,7 +101,7 @@ def highs_for(lin, time_limit=None, gap=None, verbose=False):
     import highspy
     import numpy as np
 
-    h = highspy.Highs()
+    h = quiet_highs()
     h.setOptionValue("output_flag", bool(verbose))
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
