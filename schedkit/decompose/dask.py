@@ -21,6 +21,7 @@ schedkit.errors.SchedkitError: executor 'dask://127.0.0.1:9': no Dask scheduler 
 from __future__ import annotations
 
 import logging
+import threading
 from concurrent.futures import Executor, Future
 from typing import Any, Callable
 
@@ -33,6 +34,31 @@ def _distributed():
     except ImportError:
         raise SchedkitError("executor 'dask' needs dask.distributed: pip install 'schedkit[dask]'") from None
     return distributed
+
+
+def _connect(distributed, address: str, timeout: float):
+    """``distributed.Client(address)``, given up after ``timeout`` seconds (and one to spare).
+
+    Dask's own timeout covers the connection, not the handshake: a server that accepts and
+    never answers (a web server reading what it takes for a request line) holds the client
+    for ever. The client is made in a daemon thread, which a process may leave behind.
+    """
+    box: dict[str, Any] = {}
+
+    def connect():
+        try:
+            box["client"] = distributed.Client(address, timeout=timeout)
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=connect, name="schedkit-dask-connect", daemon=True)
+    thread.start()
+    thread.join(timeout + 1.0)
+    if thread.is_alive():
+        raise TimeoutError(f"no answer from {address} within {timeout:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["client"]
 
 
 class DaskExecutor(Executor):
@@ -65,10 +91,13 @@ class DaskExecutor(Executor):
             self.client = distributed.Client(self.cluster)
         else:
             try:
-                self.client = distributed.Client(address, timeout=timeout)
+                self.client = _connect(distributed, address, timeout)
             except (OSError, TimeoutError) as exc:
                 raise SchedkitError(f"executor '{label}': no Dask scheduler answered at {address} "
                                     f"within {timeout:g} s") from exc
+            except Exception as exc:  # another service's reply, read as Dask frames, fails anywhere
+                raise SchedkitError(f"executor '{label}': what answered at {address} is not a Dask "
+                                    f"scheduler ({type(exc).__name__})") from exc
         self._executor = self.client.get_executor(pure=False)
 
     def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Future:

@@ -63,3 +63,43 @@ def test_the_command_line_reports_an_unknown_address_without_a_traceback(tmp_pat
     assert done.stderr.strip().splitlines() == [
         "schedkit: error: executor 'dask://127.0.0.1:9': no Dask scheduler answered at tcp://127.0.0.1:9 "
         "within 0.5 s"]
+
+
+def _server(reply: bytes):
+    """A TCP server on a free port that sends ``reply`` to every client (or nothing) and holds on."""
+    import socketserver
+    import threading
+
+    class Handler(socketserver.BaseRequestHandler):
+        def handle(self):
+            if reply:
+                self.request.sendall(reply)
+            self.request.recv(1 << 16)
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.mark.parametrize("reply, words", [
+    (b"", "no Dask scheduler answered at tcp://127.0.0.1:{port} within 1 s"),
+    (b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n", "is not a Dask scheduler"),
+])
+def test_an_address_where_something_else_listens_is_a_one_line_error(reply, words):
+    """Pointing at the wrong service (a web server, Dask's own dashboard) is no traceback and no
+    endless wait, whether it stays silent or answers in its own protocol."""
+    import time
+
+    server = _server(reply)
+    port = server.server_address[1]
+    began = time.perf_counter()
+    try:
+        with pytest.raises(SchedkitError) as error:
+            make_executor(f"dask://127.0.0.1:{port}", timeout=1)
+    finally:
+        server.shutdown()
+    message = str(error.value)
+    assert message.startswith(f"executor 'dask://127.0.0.1:{port}': ") and "\n" not in message
+    assert words.format(port=port) in message
+    assert time.perf_counter() - began < 10
