@@ -136,6 +136,48 @@ def _mean_costs(p) -> tuple[list[float], list[float]]:
     return cost, comm
 
 
+def costed_paths(order, cost, edges) -> tuple[dict, dict]:
+    """The longest costed paths before and after every node of a DAG.
+
+    The one definition of the ranks: :func:`upward_rank` and :func:`downward_rank` apply it
+    to a problem, ``merge`` to its coarse graph while merging.
+
+    Parameters
+    ----------
+    order : sequence of int
+        The nodes in topological order.
+    cost : mapping or sequence
+        ``cost[i]``: a node's cost.
+    edges : iterable of (int, int, float)
+        ``(i, j, c)``: an edge and the cost of crossing it.
+
+    Returns
+    -------
+    (down, up) : (dict, dict)
+        ``down[i]``: the longest path before ``i`` (its cost excluded); ``up[i]``: the
+        longest from ``i`` on (its cost included). ``down[i] + up[i]`` is the longest path
+        through ``i``.
+
+    Examples
+    --------
+    >>> down, up = costed_paths([0, 1, 2], [1.0, 2.0, 3.0], [(0, 2, 0.5), (1, 2, 0.0)])
+    >>> down, up
+    ({0: 0.0, 1: 0.0, 2: 2.0}, {2: 3.0, 1: 5.0, 0: 4.5})
+    """
+    ins: dict[int, list] = {i: [] for i in order}
+    outs: dict[int, list] = {i: [] for i in order}
+    for i, j, c in edges:
+        outs[i].append((j, c))
+        ins[j].append((i, c))
+    down: dict[int, float] = {}
+    for j in order:
+        down[j] = max((down[i] + cost[i] + c for i, c in ins[j]), default=0.0)
+    up: dict[int, float] = {}
+    for i in reversed(order):
+        up[i] = cost[i] + max((c + up[j] for j, c in outs[i]), default=0.0)
+    return down, up
+
+
 def upward_rank(problem: Problem, costs: str = "mean") -> list[float]:
     """HEFT's upward rank: a task's cost plus the longest costed path after it.
 
@@ -152,23 +194,13 @@ def upward_rank(problem: Problem, costs: str = "mean") -> list[float]:
         cost, comm = list(p.min_duration), [0.0] * len(p.edges)
     else:
         raise ValueError(f"unknown costs {costs!r} (mean or min)")
-    out_edges: list[list[tuple[int, float]]] = [[] for _ in p.tasks]
-    for (i, j, _), c in zip(p.edges, comm):
-        out_edges[i].append((j, c))
-    rank = [0.0] * len(p.tasks)
-    for i in reversed(p.topological_order):
-        rank[i] = cost[i] + max((c + rank[j] for j, c in out_edges[i]), default=0.0)
-    return rank
+    _, up = costed_paths(p.topological_order, cost, ((i, j, c) for (i, j, _), c in zip(p.edges, comm)))
+    return [up[i] for i in range(len(p.tasks))]
 
 
 def downward_rank(problem: Problem) -> list[float]:
     """The longest mean-cost path before each task (its own cost excluded)."""
     p = problem
     cost, comm = mean_costs(p)
-    in_edges: list[list[tuple[int, float]]] = [[] for _ in p.tasks]
-    for (i, j, _), c in zip(p.edges, comm):
-        in_edges[j].append((i, c))
-    down = [0.0] * len(p.tasks)
-    for j in p.topological_order:
-        down[j] = max((down[i] + cost[i] + c for i, c in in_edges[j]), default=0.0)
-    return down
+    down, _ = costed_paths(p.topological_order, cost, ((i, j, c) for (i, j, _), c in zip(p.edges, comm)))
+    return [down[i] for i in range(len(p.tasks))]
