@@ -15,18 +15,24 @@ to the mean node weight ``W = total least duration / N``):
   memory.
 - **Safe edges first**: chain links (the head has one input and the tail one output,
   redundant edges ignored) lose no parallelism and go first, under ``edge_factor * W``.
-- **Then the most compact pair**: the pair whose merged node spans the fewest levels of the
-  graph (a task's level is the length of the longest path to it), edges before non-edges at
-  equal span, the lightest first. Edges stay under ``edge_factor * W``; non-edges (nodes
-  next to each other in level order) under the stricter ``pair_factor * W``. Memory stays
-  under the same factors times the mean task memory per node.
+- **Then the pair that lengthens the critical path least**: the pair whose merged node
+  has the shortest longest path through it, in HEFT's mean costs (a node's mean duration,
+  an edge's mean transfer time; :func:`~schedkit.problem.graph.costed_paths`), edges before
+  non-edges at equal length, the lightest first. A merge serialises its two nodes, and
+  contracting an edge saves its transfer: pairs in the graph's slack go first, links on a
+  critical path are contracted (as in clustering for scheduling), and the coarse graph keeps
+  the parallelism a method needs to use several devices. Edges stay under
+  ``edge_factor * W``; non-edges (nodes next to each other in level order) under the
+  stricter ``pair_factor * W``. Memory stays under the same factors times the mean task
+  memory per node. The paths are recomputed after every ``max(8, nodes left // 16)``
+  merges; in between, a merged node's own are exact and its neighbours' as they stood.
 - When no pair passes, the thresholds are doubled.
 
-Merging the nodes of a level together before nodes of different levels keeps the coarse
-graph as wide as the fine one, which is what a method needs to use several devices.
 ``invert`` expands the coarse schedule (members back to back in topological order in
-their node's slot, times left-shifted on the original problem): a restriction, with no
-bound.
+their node's slot, times left-shifted on the original problem), then keeps every task on
+its device and, when that is shorter, lets HEFT's list schedule order each device again
+(:func:`~schedkit.decompose.coarsen.reordered`; on slow links, members that feed other
+devices no longer wait behind the rest of their node). A restriction, with no bound.
 
 Examples
 --------
@@ -50,10 +56,11 @@ from bisect import bisect_left, insort
 from pydantic import BaseModel, ConfigDict, Field
 
 from schedkit.decompose import Reduction, register_decomposition
-from schedkit.decompose.coarsen import coarse_problem, expand
+from schedkit.decompose.coarsen import coarse_problem, expand, reordered
 from schedkit.decompose.reduction import DEFAULT_BLOCKS
 from schedkit.errors import SchedkitError
 from schedkit.problem import Problem
+from schedkit.problem.graph import costed_paths, mean_costs
 from schedkit.schedule import Quality, Result, Termination
 
 __all__ = ["Merge", "MergeOptions", "merge_groups"]
@@ -84,7 +91,6 @@ class _Graph:
             for j, _ in p.succs[i]:
                 level[j] = max(level[j], level[i] + 1)
         self.low = dict(enumerate(level))
-        self.high = dict(enumerate(level))
         self.members = {i: [i] for i in range(n)}
         self.devices = {i: set(p.allowed[i]) for i in range(n)}
         self.time = {i: dict(p.durations[i]) for i in range(n)}
@@ -93,7 +99,59 @@ class _Graph:
         self.succ = {i: {j for j, _ in p.succs[i]} for i in range(n)}
         self.pred = {i: {j for j, _ in p.preds[i]} for i in range(n)}
         self.desc = dict(enumerate(p.descendants))
+        self.via: dict[int, int] = {}
         self.order = sorted(range(n), key=self.key)  # level order: low level, then position
+        _, comm = mean_costs(p)
+        self.comm: dict[tuple[int, int], float] = {}
+        for (i, j, _), c in zip(p.edges, comm):
+            self.comm[i, j] = max(c, self.comm.get((i, j), 0.0))
+        self.rank()
+
+    def cost(self, i: int) -> float:
+        """Mean duration of node ``i`` over its devices (HEFT's task cost)."""
+        return sum(self.time[i].values()) / len(self.time[i])
+
+    def rank(self) -> None:
+        """The longest mean-cost paths before (``down``) and from (``up``) every node."""
+        indegree = {i: len(self.pred[i]) for i in self.members}
+        ready = [i for i, k in indegree.items() if not k]
+        order = []
+        while ready:
+            i = ready.pop()
+            order.append(i)
+            for j in self.succ[i]:
+                indegree[j] -= 1
+                if not indegree[j]:
+                    ready.append(j)
+        self.costs = {i: self.cost(i) for i in order}
+        edges = ((i, j, self.comm[i, j]) for i in self.members for j in self.succ[i])
+        self.down, self.up = costed_paths(order, self.costs, edges)
+        self.inbound, self.outbound = {}, {}
+
+    def through(self, a: int, b: int) -> float:
+        """The longest mean-cost path through ``a`` and ``b`` merged (ranks of the others as
+        they stand): what the merge makes of the coarse graph's critical path."""
+        before, cost, after = self._paths(a, b)
+        return before + cost + after
+
+    def _paths(self, a: int, b: int) -> tuple[float, float, float]:
+        """The longest path into the merged node, its mean cost, the longest out of it."""
+        before = max(_without(self._inbound(a), b), _without(self._inbound(b), a))
+        after = max(_without(self._outbound(a), b), _without(self._outbound(b), a))
+        common = self.devices[a] & self.devices[b]
+        return before, sum(self.time[a][d] + self.time[b][d] for d in common) / len(common), after
+
+    def _inbound(self, a: int) -> tuple:
+        """The two longest paths into ``a`` through different predecessors (each merge
+        evaluated in constant time: a hub has hundreds of them)."""
+        if a not in self.inbound:
+            self.inbound[a] = _two_best((self.down[x] + self.costs[x] + self.comm[x, a], x) for x in self.pred[a])
+        return self.inbound[a]
+
+    def _outbound(self, a: int) -> tuple:
+        if a not in self.outbound:
+            self.outbound[a] = _two_best((self.comm[a, y] + self.up[y], y) for y in self.succ[a])
+        return self.outbound[a]
 
     def key(self, i: int) -> tuple[int, int]:
         return (self.low[i], self.position[i])
@@ -104,7 +162,11 @@ class _Graph:
 
     def redundant(self, a: int, b: int) -> bool:
         """Whether another path leads from ``a`` to ``b`` than the edge ``a -> b``."""
-        return any((self.desc[s] >> b) & 1 for s in self.succ[a] if s != b)
+        if a not in self.via:  # what a's successors reach (a node is not its own descendant)
+            self.via[a] = 0
+            for s in self.succ[a]:
+                self.via[a] |= self.desc[s]
+        return bool((self.via[a] >> b) & 1)
 
     def single(self, ends: set[int], check) -> bool:
         """Whether exactly one of ``ends`` counts once redundant edges are ignored."""
@@ -118,7 +180,14 @@ class _Graph:
         return not (self.desc[a] >> b) & 1 and not (self.desc[b] >> a) & 1
 
     def merge(self, a: int, b: int) -> None:
-        """Merge ``b`` into ``a``."""
+        """Merge ``b`` into ``a``. The merged node's ranks are its own; the others' wait for
+        the next :meth:`rank`."""
+        before, cost, after = self._paths(a, b)
+        self.down[a], self.up[a], self.costs[a] = before, cost + after, cost
+        del self.down[b], self.up[b], self.costs[b]
+        for x in {a, b} | self.pred[a] | self.pred[b] | self.succ[a] | self.succ[b]:
+            self.inbound.pop(x, None)
+            self.outbound.pop(x, None)
         self.order.remove(a)
         self.order.remove(b)
         common = self.devices[a] & self.devices[b]
@@ -129,19 +198,25 @@ class _Graph:
         self.memory[a] += self.memory.pop(b)
         self.group[a] = self.group[a] or self.group[b]
         del self.group[b]
-        self.low[a], self.high[a] = min(self.low[a], self.low.pop(b)), max(self.high[a], self.high.pop(b))
+        self.low[a] = min(self.low[a], self.low.pop(b))
         for x in self.pred.pop(b):
             self.succ[x].discard(b)
+            c = self.comm.pop((x, b))
             if x != a:
                 self.succ[x].add(a)
                 self.pred[a].add(x)
+                self.comm[x, a] = max(c, self.comm.get((x, a), 0.0))
         for y in self.succ.pop(b):
             self.pred[y].discard(b)
+            c = self.comm.pop((b, y))
             if y != a:
                 self.pred[y].add(a)
                 self.succ[a].add(y)
+                self.comm[a, y] = max(c, self.comm.get((a, y), 0.0))
         self.succ[a].discard(a)
         self.pred[a].discard(a)
+        self.comm.pop((a, a), None)
+        self.via.clear()
         both = (1 << a) | (1 << b)
         mine = (self.desc[a] | self.desc.pop(b)) & ~both
         self.desc[a] = mine
@@ -149,6 +224,22 @@ class _Graph:
             if x != a and bits & both:
                 self.desc[x] = ((bits | mine) & ~(1 << b)) | (1 << a)
         insort(self.order, a, key=self.key)
+
+
+def _two_best(items) -> tuple[float, int, float]:
+    """(best value, its node, second best value) of ``(value, node)`` items; 0.0 when missing."""
+    best, node, second = 0.0, -1, 0.0
+    for value, x in items:
+        if value > best:
+            best, node, second = value, x, best
+        elif value > second:
+            second = value
+    return best, node, second
+
+
+def _without(best: tuple[float, int, float], x: int) -> float:
+    """The best value of :func:`_two_best` once node ``x``'s is left out."""
+    return best[2] if best[1] == x else best[0]
 
 
 def merge_groups(problem: Problem, nodes: int, edge_factor: float = 2.0,
@@ -166,7 +257,7 @@ def merge_groups(problem: Problem, nodes: int, edge_factor: float = 2.0,
     >>> from schedkit import Problem
     >>> p = Problem.load("examples/tiny.yaml")
     >>> [[p.tasks[i] for i in g] for g in merge_groups(p, 3)]
-    [['embed', 'attn'], ['mlp', 'norm', 'logits'], ['sample']]
+    [['embed', 'mlp'], ['attn', 'norm', 'logits'], ['sample']]
     """
     g = _Graph(problem)
     total = sum(problem.min_duration)
@@ -174,26 +265,25 @@ def merge_groups(problem: Problem, nodes: int, edge_factor: float = 2.0,
     relax = 1.0
     while len(g.members) > nodes:
         mean, memory = total / nodes, weights / nodes
-        heap = _candidates(g, _pairs_everywhere(g))
-        merged = False
-        while heap and len(g.members) > nodes:
+        g.rank()
+        limits = {edge: (factor * relax * mean, factor * relax * memory if weights else float("inf"))
+                  for edge, factor in ((True, edge_factor), (False, pair_factor))}
+        heap = _candidates(g, _pairs_everywhere(g), limits)
+        merged, budget = False, max(8, len(g.members) // 16)
+        while heap and len(g.members) > nodes and budget:
             found, a, b = heapq.heappop(heap)
             if a not in g.members or b not in g.members:
                 continue
-            now = _priority(g, a, b)
+            now = _priority(g, a, b, limits)
             if now is None:
                 continue
             if now != found:
                 heapq.heappush(heap, (now, a, b))
                 continue
-            factor = pair_factor if now[2] else edge_factor
-            if now[3] > factor * relax * mean or \
-                    (weights and g.memory[a] + g.memory[b] > factor * relax * memory):
-                continue
             keep, drop = sorted((a, b), key=g.position.get)
             g.merge(keep, drop)
-            merged = True
-            for item in _candidates(g, _pairs_around(g, keep)):
+            merged, budget = True, budget - 1
+            for item in _candidates(g, _pairs_around(g, keep), limits):
                 heapq.heappush(heap, item)
         if not merged:
             if relax > 2.0 * (len(problem.tasks) + 1):
@@ -204,24 +294,32 @@ def merge_groups(problem: Problem, nodes: int, edge_factor: float = 2.0,
     return sorted(g.members.values(), key=lambda m: g.position[m[0]])
 
 
-def _priority(g: _Graph, a: int, b: int) -> tuple | None:
-    """(not a chain link, levels spanned, not an edge, least duration, ...) or None: not mergeable."""
+def _priority(g: _Graph, a: int, b: int, limits: dict) -> tuple | None:
+    """(not a chain link, critical path through the merged node, not an edge, least duration)
+    or None: not mergeable, or over the duration and memory limits of an edge (``limits[True]``)
+    or of a non-edge (``limits[False]``)."""
     common = g.devices[a] & g.devices[b]
     if not common or (g.group[a] and g.group[b] and g.group[a] != g.group[b]):
         return None
-    if g.memory[a] + g.memory[b] > max(g.problem.device_memory[d] for d in common):
+    memory = g.memory[a] + g.memory[b]
+    if memory > max(g.problem.device_memory[d] for d in common):
         return None
-    span = max(g.high[a], g.high[b]) - min(g.low[a], g.low[b])
-    if b in g.succ[a] or a in g.succ[b]:
+    edge = b in g.succ[a] or a in g.succ[b]
+    least, (most, most_memory) = g.least(a, b), limits[edge]
+    if least > most or memory > most_memory:
+        return None
+    if edge:
         tail, head = (a, b) if b in g.succ[a] else (b, a)
         if g.redundant(tail, head):
             return None  # contracting it would close a cycle through the other path
         link = g.single(g.pred[head], lambda x: g.redundant(x, head)) and \
             g.single(g.succ[tail], lambda y: g.redundant(tail, y))
-        return (0 if link else 1, 0 if link else span, 0, g.least(a, b))
+        if link:
+            return (0, 0.0, 0, least)
+        return (1, round(g.through(a, b), 9), 0, least)
     if not g.independent(a, b):
         return None
-    return (1, span, 1, g.least(a, b))
+    return (1, round(g.through(a, b), 9), 1, least)
 
 
 def _pairs_everywhere(g: _Graph):
@@ -243,10 +341,10 @@ def _pairs_around(g: _Graph, a: int):
     yield from zip(window, window[1:])
 
 
-def _candidates(g: _Graph, pairs) -> list:
+def _candidates(g: _Graph, pairs, limits: dict) -> list:
     heap = []
     for a, b in pairs:
-        found = _priority(g, a, b)
+        found = _priority(g, a, b, limits)
         if found is not None:
             heap.append((found, a, b))
     heapq.heapify(heap)
@@ -270,5 +368,5 @@ class Merge(Reduction):
 
     def invert(self, results, inverse):
         problem, groups = inverse.payload["problem"], inverse.payload["groups"]
-        schedule = expand(problem, groups, results[0].schedule, self.name)
+        schedule = reordered(problem, expand(problem, groups, results[0].schedule, self.name), self.name)
         return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule)

@@ -10,7 +10,9 @@ every edge of the problem then has its own transfer no longer than the coarse on
 :func:`expand` runs the members of each coarse task back to back, in topological order,
 on the coarse task's device, then recomputes the times on the original problem
 (left-shifted): a member may start earlier than its coarse task's slot when its own inputs
-are ready, never later than the slot allows.
+are ready, never later than the slot allows. :func:`reordered` keeps the devices and lets
+HEFT's list schedule choose every device's order again (for ``merge``, whose groups are
+only a means to a small problem; a fused operator runs as one).
 
 Examples
 --------
@@ -30,11 +32,14 @@ from __future__ import annotations
 from typing import Sequence
 
 from schedkit.errors import SchedkitError
+from schedkit.numerics import shorter
 from schedkit.problem import Problem
+from schedkit.problem.graph import upward_rank
 from schedkit.schedule import Schedule
+from schedkit.timing import list_schedule, to_schedule
 from schedkit.decompose.subproblem import edge_row, heavier, spec_data, stitch
 
-__all__ = ["group_names", "coarse_problem", "expand"]
+__all__ = ["group_names", "coarse_problem", "expand", "reordered"]
 
 
 def group_names(problem: Problem, groups: Sequence[Sequence[int]]) -> list[str]:
@@ -130,3 +135,30 @@ def expand(problem: Problem, groups: Sequence[Sequence[int]], coarse: Schedule, 
     for _, _, g, d in sorted(slots):
         orders[d] += list(groups[g])
     return stitch(problem, device_of, orders, method)
+
+
+def reordered(problem: Problem, schedule: Schedule, method: str) -> Schedule:
+    """``schedule``, or the list schedule on its devices when that is shorter.
+
+    The list schedule keeps every task on its device and takes them in HEFT's order
+    (:func:`~schedkit.problem.graph.upward_rank`, insertion into idle gaps): an expanded
+    coarse schedule runs whole groups one after the other, and where transfers are slow a
+    member that feeds another device waits behind its group's other members.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> from schedkit.timing import to_schedule
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> late = to_schedule(p, [0, 0, 0, 0, 0, 1], [1.0, 2.0, 3.5, 5.0, 5.5, 7.0], "late")
+    >>> best = reordered(p, late, "again")
+    >>> round(best.makespan, 5)
+    4.51625
+    >>> reordered(p, best, "again") is best      # no shorter: the schedule itself
+    True
+    """
+    device_of = [problem.device_index[r.device] for r in
+                 sorted(schedule.tasks, key=lambda r: problem.task_index[r.task])]
+    devices, starts = list_schedule(problem, upward_rank(problem), device_of=device_of)
+    listed = to_schedule(problem, devices, starts, method)
+    return listed if shorter(listed.makespan, schedule.makespan) else schedule

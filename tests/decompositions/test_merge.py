@@ -64,3 +64,29 @@ def test_collocation_groups_and_pins_are_kept():
 def test_nodes_below_one_is_an_error():
     with pytest.raises(SchedkitError, match="nodes: Input should be greater than or equal to 1"):
         solve(layered_problem(), "merge", nodes=0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_deep_narrow_graph_keeps_its_parallelism(seed):
+    """Merges that lengthen the critical path least: 120 tasks in 30 levels of 4 become 12
+    nodes whose lower bound stays near the fine one (merging level by level made a chain,
+    about twice as long)."""
+    from schedkit.problem.bounds import lower_bound
+
+    p = Problem.from_dict(layered(30, 4, edge_prob=0.1, long_range_prob=0.1, devices=3, seed=seed))
+    coarse, _ = Merge(nodes=12).apply(p)
+    assert lower_bound(coarse) <= 1.25 * lower_bound(p)
+
+
+def test_the_inverse_reorders_members_that_wait_behind_their_node():
+    """Slow links: the list schedule on the expanded schedule's devices is shorter, and kept."""
+    from schedkit.decompose.coarsen import expand
+
+    p = Problem.from_dict(layered(12, 4, edge_prob=0.1, long_range_prob=0.1, devices=4, seed=1,
+                                  bandwidth=(0.1, 1.0)))
+    coarse, inverse = Merge(nodes=6).apply(p)
+    expanded = expand(p, inverse.payload["groups"], solve(coarse, "heft"), "expanded")
+    s = solve(p, "merge", nodes=6, inner="heft", executor="serial")
+    s.validate(p)
+    assert s.makespan < expanded.makespan - 1.0
+    assert s.placement() == expanded.placement()
