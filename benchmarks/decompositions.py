@@ -10,7 +10,8 @@
     and DiviML's lower bound against the best makespan. Targets (sdep): within 1 % at 10 %
     of the time; bound within 15 %.
 (c) A 1000-task layered graph (Mayer et al.): ``merge --nodes 60 --inner milp`` within 60 s
-    against HEFT, on three shapes (50 x 20, 20 x 50, 10 x 100; 4 devices), with the
+    against HEFT, on five shapes (levels x width: 250 x 4 and 100 x 10, deep and narrow
+    like a DNN's operator graph; 50 x 20, 20 x 50, 10 x 100; 4 devices), with the
     generator's links (bandwidth 1-10: communication-to-computation ratio about 0.5) and with
     links ten times slower (bandwidth 0.1-1: about 5), two of the ratios Topcuoglu
     et al. sweep; the kernel's lower bound beside them.
@@ -129,7 +130,7 @@ def layered_target(seconds):
           f"{'merge+heft':>11} {'vs HEFT':>8}")
     rows = []
     for links, bandwidth in BANDWIDTHS.items():
-        for levels, width in ((50, 20), (20, 50), (10, 100)):
+        for levels, width in ((250, 4), (100, 10), (50, 20), (20, 50), (10, 100)):
             p = Problem.from_dict(layered(levels, width, edge_prob=0.1, long_range_prob=0.1, devices=4, seed=0,
                                           bandwidth=bandwidth))
             log(f"(c) {p.name} {links}")
@@ -168,7 +169,7 @@ def read_msr(path: Path, accelerators: int = 3) -> Problem:
         row = {"name": f"n{node['id']}", "durations": durations}
         if node.get("size"):
             row["memory"] = float(node["size"])
-        if len(classes.get(node.get("colorClass"), [])) > 1:
+        if node.get("colorClass") is not None and len(classes[node["colorClass"]]) > 1:
             row["colocate"] = f"class{node['colorClass']}"
         tasks.append(row)
     edges = {}
