@@ -77,6 +77,7 @@ def quiet_highs():
     """
     h = _quiet_class()()
     h.setOptionValue("output_flag", False)  # in versions whose constructor enables nothing
+    h.built = True  # a later enableCallbacks leaves the caller's output setting alone
     return h
 
 
@@ -86,7 +87,8 @@ def _quiet_class():
 
     class QuietHighs(highspy.Highs):
         def enableCallbacks(self):
-            self.setOptionValue("output_flag", False)
+            if not getattr(self, "built", False):
+                self.setOptionValue("output_flag", False)
             return super().enableCallbacks()
 
     return QuietHighs
