@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 import sys
 from dataclasses import dataclass, field
@@ -148,12 +149,18 @@ def moirai_group(args) -> Group:
     return group
 
 
-def congestion_group(args) -> Group:
+def _sibling(name: str):
+    """Another script of benchmarks/ as a module, wherever this one was started from."""
     sys.path.insert(0, str(BENCHMARKS))
     try:
-        from congestion import congestion, random_problem  # benchmarks/congestion.py
+        return importlib.import_module(name)
     finally:
         sys.path.remove(str(BENCHMARKS))
+
+
+def congestion_group(args) -> Group:
+    bench = _sibling("congestion")
+    congestion, random_problem = bench.congestion, bench.random_problem
     group = Group("congestion", "congestion: benchmarks/congestion.py's random DAGs, 12 tasks x 3 devices, "
                                 f"seeds 0-{args.seeds - 1}; formulation latency+port")
     for seed in range(args.seeds):
@@ -163,11 +170,9 @@ def congestion_group(args) -> Group:
 
 
 def timeline_group(args) -> Group:
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        from timeline_sets import capacity_rule, deltas_data, lifetime_data, timeline, with_capacity
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    sets = _sibling("timeline_sets")
+    capacity_rule, with_capacity, timeline = sets.capacity_rule, sets.with_capacity, sets.timeline
+    deltas_data, lifetime_data = sets.deltas_data, sets.lifetime_data
     group = Group("timeline", f"timeline: benchmarks/timeline.py's random instances, 12 tasks x 3 devices, "
                               f"deltas and lifetime, seeds 0-{args.seeds - 1}, its capacity rule; formulation "
                               f"timeline-MODE; and its DualPipe instances PP = 2, 4 under fdjssp")
