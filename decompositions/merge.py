@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, insort
+from graphlib import TopologicalSorter
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -113,16 +114,7 @@ class _Graph:
 
     def rank(self) -> None:
         """The longest mean-cost paths before (``down``) and from (``up``) every node."""
-        indegree = {i: len(self.pred[i]) for i in self.members}
-        ready = [i for i, k in indegree.items() if not k]
-        order = []
-        while ready:
-            i = ready.pop()
-            order.append(i)
-            for j in self.succ[i]:
-                indegree[j] -= 1
-                if not indegree[j]:
-                    ready.append(j)
+        order = list(TopologicalSorter({i: self.pred[i] for i in self.members}).static_order())
         self.costs = {i: self.cost(i) for i in order}
         edges = ((i, j, self.comm[i, j]) for i in self.members for j in self.succ[i])
         self.down, self.up = costed_paths(order, self.costs, edges)
