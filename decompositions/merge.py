@@ -10,9 +10,8 @@ to the mean node weight ``W = total least duration / N``):
 
 - **Never a cycle.** An edge ``a -> b`` is merged only when no other path leads from ``a``
   to ``b`` (redundant edges, implied by longer paths, are never contracted); two nodes
-  without an edge only when no path joins them. Members of two collocation groups are
-  never merged, and a merged node keeps a device its members share, with room for their
-  memory.
+  without an edge only when no path joins them. A merged node keeps a device its members
+  share, with room for their memory and for the rest of its collocation group.
 - **Safe edges first**: chain links (the head has one input and the tail one output,
   redundant edges ignored) lose no parallelism and go first, under ``edge_factor * W``.
 - **Then the pair that lengthens the critical path least**: the pair whose merged node
@@ -26,7 +25,10 @@ to the mean node weight ``W = total least duration / N``):
   stricter ``pair_factor * W``. Memory stays under the same factors times the mean task
   memory per node. The paths are recomputed after every ``max(8, nodes left // 16)``
   merges; in between, a merged node's own are exact and its neighbours' as they stood.
-- When no pair passes, the thresholds are doubled.
+- When no pair passes, the thresholds are doubled. When no pair passes at any threshold
+  and what holds the nodes apart is that they belong to two collocation groups (a DNN's
+  operator graph has a group per layer), merging may join two groups: both then share
+  one device (:class:`~schedkit.decompose.coarsen.Collocation`), pairs that join none first.
 
 ``invert`` expands the coarse schedule (members back to back in topological order in
 their node's slot, times left-shifted on the original problem), then keeps every task on
@@ -57,7 +59,7 @@ from graphlib import TopologicalSorter
 from pydantic import BaseModel, ConfigDict, Field
 
 from schedkit.decompose import Reduction, register_decomposition
-from schedkit.decompose.coarsen import coarse_problem, expand, reordered
+from schedkit.decompose.coarsen import Collocation, coarse_problem, expand, reordered
 from schedkit.decompose.reduction import DEFAULT_BLOCKS
 from schedkit.errors import SchedkitError
 from schedkit.problem import Problem
@@ -97,6 +99,8 @@ class _Graph:
         self.time = {i: dict(p.durations[i]) for i in range(n)}
         self.memory = {i: p.task_memory[i] for i in range(n)}
         self.group = {i: p.spec.tasks[i].colocate for i in range(n)}
+        self.classes = Collocation(p)
+        self.joins = False  # whether two collocation groups may be joined (the last resort)
         self.succ = {i: {j for j, _ in p.succs[i]} for i in range(n)}
         self.pred = {i: {j for j, _ in p.preds[i]} for i in range(n)}
         self.desc = dict(enumerate(p.descendants))
@@ -168,6 +172,14 @@ class _Graph:
             return False
         return sum(1 for e in ends if not check(e)) == 1
 
+    def groups(self) -> list[list[int]]:
+        """The members of every node, the nodes in the order of their first member."""
+        return sorted(self.members.values(), key=lambda m: self.position[m[0]])
+
+    def joined(self, i: int) -> str | None:
+        """The (joined) collocation group of node ``i``."""
+        return self.classes.root(self.group[i])
+
     def independent(self, a: int, b: int) -> bool:
         return not (self.desc[a] >> b) & 1 and not (self.desc[b] >> a) & 1
 
@@ -182,14 +194,20 @@ class _Graph:
             self.outbound.pop(x, None)
         self.order.remove(a)
         self.order.remove(b)
+        ga, gb = self.joined(a), self.joined(b)
+        if ga and gb:
+            self.classes.join(ga, gb)
+        elif ga or gb:
+            other = b if ga else a
+            self.classes.add(ga or gb, self.devices[other], self.memory[other])
+        self.group[a] = ga or gb
+        del self.group[b]
         common = self.devices[a] & self.devices[b]
         self.members[a] = sorted(self.members[a] + self.members.pop(b), key=self.position.get)
         self.devices[a] = common
         self.time[a] = {d: self.time[a][d] + self.time[b][d] for d in common}
         del self.devices[b], self.time[b]
         self.memory[a] += self.memory.pop(b)
-        self.group[a] = self.group[a] or self.group[b]
-        del self.group[b]
         self.low[a] = min(self.low[a], self.low.pop(b))
         for x in self.pred.pop(b):
             self.succ[x].discard(b)
@@ -241,8 +259,8 @@ def merge_groups(problem: Problem, nodes: int, edge_factor: float = 2.0,
     Raises
     ------
     SchedkitError
-        When no more pairs can be merged (no shared device, collocation groups) before
-        ``nodes`` is reached.
+        When no more pairs can be merged (no shared device, memory) before ``nodes`` is
+        reached.
 
     Examples
     --------
@@ -251,6 +269,10 @@ def merge_groups(problem: Problem, nodes: int, edge_factor: float = 2.0,
     >>> [[p.tasks[i] for i in g] for g in merge_groups(p, 3)]
     [['embed', 'mlp'], ['attn', 'norm', 'logits'], ['sample']]
     """
+    return _merged(problem, nodes, edge_factor, pair_factor).groups()
+
+
+def _merged(problem: Problem, nodes: int, edge_factor: float, pair_factor: float) -> _Graph:
     g = _Graph(problem)
     total = sum(problem.min_duration)
     weights = sum(problem.task_memory)
@@ -278,23 +300,34 @@ def merge_groups(problem: Problem, nodes: int, edge_factor: float = 2.0,
             for item in _candidates(g, _pairs_around(g, keep), limits):
                 heapq.heappush(heap, item)
         if not merged:
-            if relax > 2.0 * (len(problem.tasks) + 1):
+            if relax <= 2.0 * (len(problem.tasks) + 1):
+                relax *= 2.0
+            elif not g.joins and problem.colocate_groups:
+                g.joins, relax = True, 1.0  # what is left is held apart by collocation groups
+            else:
                 raise SchedkitError(f"merge: the tasks cannot be merged below {len(g.members)} nodes "
-                                    f"(the rest share no device or belong to other collocation groups); "
-                                    f"ask for {len(g.members)} nodes or more")
-            relax *= 2.0
-    return sorted(g.members.values(), key=lambda m: g.position[m[0]])
+                                    f"(the rest share no device, or their memory does not fit on "
+                                    f"one); ask for {len(g.members)} nodes or more")
+    return g
 
 
 def _priority(g: _Graph, a: int, b: int, limits: dict) -> tuple | None:
-    """(not a chain link, critical path through the merged node, not an edge, least duration)
-    or None: not mergeable, or over the duration and memory limits of an edge (``limits[True]``)
-    or of a non-edge (``limits[False]``)."""
+    """(joins two collocation groups, not a chain link, critical path through the merged
+    node, not an edge, least duration) or None: not mergeable, or over the duration and memory
+    limits of an edge (``limits[True]``) or of a non-edge (``limits[False]``)."""
     common = g.devices[a] & g.devices[b]
-    if not common or (g.group[a] and g.group[b] and g.group[a] != g.group[b]):
+    if not common:
         return None
     memory = g.memory[a] + g.memory[b]
-    if memory > max(g.problem.device_memory[d] for d in common):
+    ga, gb = g.joined(a), g.joined(b)
+    joins = int(bool(ga and gb and ga != gb))
+    if joins and not g.joins:
+        return None
+    if ga or gb:  # the whole (joined) group, with the merged node, on one device
+        extra = g.memory[b] if ga and not gb else g.memory[a] if gb and not ga else 0.0
+        if not g.classes.fits({ga, gb} - {None}, common, extra):
+            return None
+    elif memory > max(g.problem.device_memory[d] for d in common):
         return None
     edge = b in g.succ[a] or a in g.succ[b]
     least, (most, most_memory) = g.least(a, b), limits[edge]
@@ -307,11 +340,11 @@ def _priority(g: _Graph, a: int, b: int, limits: dict) -> tuple | None:
         link = g.single(g.pred[head], lambda x: g.redundant(x, head)) and \
             g.single(g.succ[tail], lambda y: g.redundant(tail, y))
         if link:
-            return (0, 0.0, 0, least)
-        return (1, round(g.through(a, b), 9), 0, least)
+            return (joins, 0, 0.0, 0, least)
+        return (joins, 1, round(g.through(a, b), 9), 0, least)
     if not g.independent(a, b):
         return None
-    return (1, round(g.through(a, b), 9), 1, least)
+    return (joins, 1, round(g.through(a, b), 9), 1, least)
 
 
 def _pairs_everywhere(g: _Graph):
@@ -354,8 +387,9 @@ class Merge(Reduction):
 
     def apply(self, problem, blocks=None):
         o = self.options
-        groups = merge_groups(problem, o.nodes, o.edge_factor, o.pair_factor)
-        coarse = coarse_problem(problem, groups, f"{problem.name}/merged{len(groups)}")
+        g = _merged(problem, o.nodes, o.edge_factor, o.pair_factor)
+        groups = g.groups()
+        coarse = coarse_problem(problem, groups, f"{problem.name}/merged{len(groups)}", colocate=g.classes)
         return coarse, self.inverse(problem, {"problem": problem, "groups": groups})
 
     def invert(self, results, inverse):

@@ -4,7 +4,7 @@ What greedy merging (``merge``) and operator fusion (``fusion``) share. A **grou
 list of tasks of the problem, in topological order, that will run as one task on one
 device: its devices are the intersection of its members' allowed devices, its duration on
 each the sum of its members', its memory the sum, its collocation group its members' (at
-most one). Edges between groups keep the largest size among the edges they stand for:
+most one, unless the caller joins groups: :class:`Collocation`). Edges between groups keep the largest size among the edges they stand for:
 every edge of the problem then has its own transfer no longer than the coarse one.
 
 :func:`expand` runs the members of each coarse task back to back, in topological order,
@@ -32,14 +32,14 @@ from __future__ import annotations
 from typing import Sequence
 
 from schedkit.errors import SchedkitError
-from schedkit.numerics import shorter
+from schedkit.numerics import fits, shorter
 from schedkit.problem import Problem
 from schedkit.problem.graph import upward_rank
 from schedkit.schedule import Schedule
 from schedkit.timing import list_schedule, to_schedule
 from schedkit.decompose.subproblem import edge_row, heavier, spec_data, stitch
 
-__all__ = ["group_names", "coarse_problem", "expand", "reordered"]
+__all__ = ["group_names", "Collocation", "coarse_problem", "expand", "reordered"]
 
 
 def group_names(problem: Problem, groups: Sequence[Sequence[int]]) -> list[str]:
@@ -62,7 +62,84 @@ def group_names(problem: Problem, groups: Sequence[Sequence[int]]) -> list[str]:
     return names
 
 
-def coarse_problem(problem: Problem, groups: Sequence[Sequence[int]], name: str, ops: Sequence[str | None] | None = None) -> Problem:
+class Collocation:
+    """Collocation groups while tasks are grouped: which groups have been joined into one,
+    and the devices and memory each joined group needs on its one device.
+
+    A coarsening that puts members of two collocation groups into one coarse task ties both
+    groups to one device: :meth:`join` records it, and :meth:`label` names the joined group
+    the coarse problem gives every coarse task of either.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.from_dict({"devices": [{"name": "a", "memory": 4}, {"name": "b"}],
+    ...     "tasks": [{"name": "x", "work": 1, "memory": 3, "colocate": "g"},
+    ...               {"name": "y", "work": 1, "memory": 2, "colocate": "h"},
+    ...               {"name": "z", "work": 1, "colocate": "h"}]})
+    >>> c = Collocation(p)
+    >>> c.label(0), c.label(1), c.devices(["g", "h"]), c.memory(["g", "h"])
+    ('g', 'h', {0, 1}, 5.0)
+    >>> c.fits(["g", "h"], {0, 1})      # 5 does not fit on a, b has no limit
+    True
+    >>> c.join("g", "h"); c.label(2)
+    'g'
+    """
+
+    def __init__(self, problem: Problem):
+        self.problem = problem
+        self._parent: dict[str, str] = {}
+        self._devices: dict[str, set[int]] = {}
+        self._memory: dict[str, float] = {}
+        for group, members in problem.colocate_groups.items():
+            self._parent[group] = group
+            self._devices[group] = set.intersection(*(set(problem.allowed[i]) for i in members))
+            self._memory[group] = float(sum(problem.task_memory[i] for i in members))
+
+    def root(self, group: str | None) -> str | None:
+        """The joined group that ``group`` belongs to (``None`` for none)."""
+        if group is None:
+            return None
+        while self._parent[group] != group:
+            self._parent[group] = self._parent[self._parent[group]]
+            group = self._parent[group]
+        return group
+
+    def label(self, task: int) -> str | None:
+        """The joined group of task ``task`` of the problem."""
+        return self.root(self.problem.spec.tasks[task].colocate)
+
+    def devices(self, roots) -> set[int]:
+        """The devices every task of the joined groups ``roots`` may run on."""
+        return set.intersection(*(self._devices[r] for r in roots)) if roots else set(
+            range(len(self.problem.devices)))
+
+    def memory(self, roots) -> float:
+        """The static memory of the tasks of the joined groups ``roots``."""
+        return sum(self._memory[r] for r in set(roots))
+
+    def fits(self, roots, devices, extra: float = 0.0) -> bool:
+        """Whether the joined groups ``roots`` (and ``extra`` memory of tasks outside them)
+        fit together on one of ``devices`` that they all may run on."""
+        need = self.memory(roots) + extra
+        return any(fits(need, self.problem.device_memory[d]) for d in self.devices(roots) & set(devices))
+
+    def join(self, a: str, b: str) -> None:
+        """Tie joined groups ``a`` and ``b`` to one device."""
+        a, b = self.root(a), self.root(b)
+        if a != b:
+            self._parent[b] = a
+            self._devices[a] &= self._devices.pop(b)
+            self._memory[a] += self._memory.pop(b)
+
+    def add(self, root: str, devices: set[int], memory: float) -> None:
+        """Tie tasks outside any group (their ``devices`` and ``memory``) to joined group ``root``."""
+        self._devices[root] &= devices
+        self._memory[root] += memory
+
+
+def coarse_problem(problem: Problem, groups: Sequence[Sequence[int]], name: str,
+                   ops: Sequence[str | None] | None = None, colocate: Collocation | None = None) -> Problem:
     """The problem whose tasks are ``groups`` (each a list of task indices in topological order).
 
     Parameters
@@ -75,14 +152,19 @@ def coarse_problem(problem: Problem, groups: Sequence[Sequence[int]], name: str,
         The coarse problem's name.
     ops : sequence of str or None, optional
         An ``op`` for each coarse task.
+    colocate : Collocation, optional
+        The collocation groups the caller joined: a coarse task's group is its members'
+        joined group (without it, members of two groups are an error).
 
     Raises
     ------
     SchedkitError
-        When a group's members share no device or belong to two collocation groups.
+        When a group's members share no device or belong to two collocation groups that
+        ``colocate`` has not joined.
     """
     labels = group_names(problem, groups)
     group_of = {i: g for g, members in enumerate(groups) for i in members}
+    label = (lambda i: problem.spec.tasks[i].colocate) if colocate is None else colocate.label
     rows = []
     for g, members in enumerate(groups):
         devices = set(problem.allowed[members[0]])
@@ -90,18 +172,18 @@ def coarse_problem(problem: Problem, groups: Sequence[Sequence[int]], name: str,
             devices &= set(problem.allowed[i])
         if not devices:
             raise SchedkitError(f"tasks {', '.join(problem.tasks[i] for i in members)} share no device")
-        colocate = {problem.spec.tasks[i].colocate for i in members} - {None}
-        if len(colocate) > 1:
+        groups_of = {label(i) for i in members} - {None}
+        if len(groups_of) > 1:
             raise SchedkitError(f"tasks {', '.join(problem.tasks[i] for i in members)} belong to "
-                                f"collocation groups {', '.join(sorted(colocate))}")
+                                f"collocation groups {', '.join(sorted(groups_of))}")
         row = {"name": labels[g],
                "durations": {problem.devices[d]: sum(problem.durations[i][d] for i in members)
                              for d in sorted(devices)}}
         memory = sum(problem.task_memory[i] for i in members)
         if memory:
             row["memory"] = memory
-        if colocate:
-            row["colocate"] = colocate.pop()
+        if groups_of:
+            row["colocate"] = groups_of.pop()
         op = ops[g] if ops is not None else (problem.spec.tasks[members[0]].op if len(members) == 1 else None)
         if op:
             row["op"] = op

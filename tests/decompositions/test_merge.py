@@ -57,8 +57,33 @@ def test_collocation_groups_and_pins_are_kept():
     assert not any({1, 2} <= set(g) for g in groups)
     s = solve(p, "merge", nodes=3, inner="heft", executor="serial")
     s.validate(p)
-    with pytest.raises(SchedkitError, match="cannot be merged below 2 nodes"):
-        merge_groups(p, 1)
+    assert len(merge_groups(p, 2)) == 2  # still apart: two groups are joined only when nothing else merges
+
+
+def alternating_groups(capacity=None):
+    """A chain a1 -> b1 -> a2 -> b2 whose a's and b's are two collocation groups: below four
+    nodes, merging must join the groups."""
+    tasks = [{"name": n, "work": 1.0, "memory": 1.5, "colocate": n[0]} for n in ("a1", "b1", "a2", "b2")]
+    devices = [{"name": f"d{k}", **({"memory": capacity} if capacity else {})} for k in range(2)]
+    return Problem.from_dict({"devices": devices, "tasks": tasks,
+                              "edges": [{"src": s, "dst": d, "size": 1.0} for s, d in
+                                        (("a1", "b1"), ("b1", "a2"), ("a2", "b2"))],
+                              "links": [{"src": "d0", "dst": "d1", "bandwidth": 1.0}]})
+
+
+def test_two_collocation_groups_are_joined_when_nothing_else_merges():
+    p = alternating_groups()
+    coarse, _ = Merge(nodes=2).apply(p)
+    assert len(coarse.tasks) == 2 and len(coarse.colocate_groups) == 1
+    s = solve(p, "merge", nodes=2, inner="milp", executor="serial")
+    s.validate(p)
+    assert len(set(s.placement().values())) == 1 and s.makespan == pytest.approx(4.0)
+
+
+def test_groups_that_do_not_fit_on_one_device_are_not_joined():
+    p = alternating_groups(capacity=4.0)  # each group needs 3, both 6
+    with pytest.raises(SchedkitError, match="cannot be merged below 4 nodes"):
+        merge_groups(p, 2)
 
 
 def test_nodes_below_one_is_an_error():
