@@ -15,10 +15,10 @@
     generator's links (bandwidth 1-10: communication-to-computation ratio about 0.5) and with
     links ten times slower (bandwidth 0.1-1: about 5), two of the ratios Topcuoglu
     et al. sweep; the kernel's lower bound beside them.
-(d) MSR's real DNN graphs (``data/msr-dnn``, read by a reader local to this
-    script: one CPU and three accelerators, measured latencies, transfer costs as sizes over
-    one bandwidth, colour classes as collocation groups): ``merge`` at N = 20, 40, 80 against
-    HEFT and the monolithic MILP given the same time.
+(d) MSR's real DNN graphs (``data/msr-dnn``, read by schedkit's ``msr`` importer on one
+    CPU and three accelerators: measured latencies, transfer costs, colour classes as
+    collocation groups): ``merge`` at N = 20, 40, 80 against HEFT and the monolithic MILP
+    given the same time. ``--quick`` takes the layer graphs only.
 (e) Executors: serial, a process pool and a Dask LocalCluster give the same schedule
     (bridge_dp and kedge on the Table I/III instances), with their times.
 
@@ -40,9 +40,10 @@ import sys
 import time
 from pathlib import Path
 
-from schedkit import Problem, solve
+from schedkit import Problem, SchedkitError, solve
 from schedkit.atomic import write_text_atomic
 from schedkit.generators import layered, rwnn
+from schedkit.importers.msr import load_msr
 
 MSR = Path(__file__).resolve().parents[1] / "data" / "msr-dnn"
 FIGURES: dict = {}
@@ -149,49 +150,18 @@ def layered_target(seconds):
     FIGURES["layered"] = rows
 
 
-def read_msr(path: Path, accelerators: int = 3) -> Problem:
-    """An MSR dnn-partitioning JSON graph as a problem (this benchmark's own reader)."""
-    data = json.loads(path.read_text())
-    cost_per_byte = [e["cost"] / e["size"] for e in data["edges"] if e["size"]]
-    bandwidth = 1.0 / (sum(cost_per_byte) / len(cost_per_byte)) if cost_per_byte else 1.0
-    devices = [{"name": "cpu"}] + [{"name": f"acc{k}", "memory": data["maxSizePerFPGA"]}
-                                   for k in range(1, accelerators + 1)]
-    names = [d["name"] for d in devices]
-    links = [{"src": a, "dst": b, "bandwidth": bandwidth} for k, a in enumerate(names) for b in names[k + 1:]]
-    classes: dict = {}
-    for node in data["nodes"]:
-        classes.setdefault(node.get("colorClass"), []).append(node["id"])
-    tasks = []
-    for node in data["nodes"]:
-        durations = {"cpu": float(node["cpuLatency"])}
-        if node["supportedOnFpga"]:
-            durations.update({f"acc{k}": float(node["fpgaLatency"]) for k in range(1, accelerators + 1)})
-        row = {"name": f"n{node['id']}", "durations": durations}
-        if node.get("size"):
-            row["memory"] = float(node["size"])
-        if node.get("colorClass") is not None and len(classes[node["colorClass"]]) > 1:
-            row["colocate"] = f"class{node['colorClass']}"
-        tasks.append(row)
-    edges = {}
-    for e in data["edges"]:
-        key = (f"n{e['sourceId']}", f"n{e['destId']}")
-        edges[key] = max(edges.get(key, 0.0), float(e["size"]))
-    return Problem.from_dict({"name": f"msr-{path.parent.name}-{path.stem}", "devices": devices, "links": links,
-                              "tasks": tasks, "edges": [{"src": s, "dst": d, "size": z} for (s, d), z in edges.items()]})
-
-
 def msr(files, sizes):
     print("\n(d) merge on MSR DNN graphs (1 CPU + 3 accelerators) vs HEFT and the monolithic MILP at equal time")
     print(f"{'graph':34} {'tasks':>5} {'N':>3} {'merge+milp':>11} {'s':>6} {'HEFT':>10} {'MILP@=':>10}")
     rows = []
     for path in files:
-        p = read_msr(path)
+        p = Problem.from_dict({**load_msr(path, cpus=1, accelerators=3), "name": f"{path.parent.name}/{path.stem}"})
         heft = solve(p, "heft")
         for n in sizes:
             log(f"(d) {p.name} N={n}")
             try:
                 merged, tm = timed(p, "merge", nodes=n, inner="milp", inner_options={"time_limit": 30})
-            except Exception as exc:  # a graph whose collocation groups cannot be merged that far
+            except SchedkitError as exc:  # a graph that cannot be merged that far
                 print(f"{p.name:34} {len(p.tasks):5} {n:3} refused: {str(exc).splitlines()[0][:60]}")
                 continue
             whole, _ = timed(p, "milp", time_limit=max(tm, 1.0))
