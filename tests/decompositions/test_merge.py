@@ -57,7 +57,13 @@ def test_collocation_groups_and_pins_are_kept():
     assert not any({1, 2} <= set(g) for g in groups)
     s = solve(p, "merge", nodes=3, inner="heft", executor="serial")
     s.validate(p)
-    assert len(merge_groups(p, 2)) == 2  # still apart: two groups are joined only when nothing else merges
+    # Two groups are joined only when nothing else merges: at 2 nodes left and right stay
+    # apart; at 1 both groups share the pinned device.
+    assert not any({1, 2} <= set(g) for g in merge_groups(p, 2))
+    assert merge_groups(p, 1) == [[0, 1, 2, 3]]
+    s = solve(p, "merge", nodes=1, inner="milp", executor="serial")
+    s.validate(p)
+    assert set(s.placement().values()) == {"slow"}
 
 
 def alternating_groups(capacity=None):
