@@ -121,3 +121,26 @@ def test_the_inverse_reorders_members_that_wait_behind_their_node():
     s.validate(p)
     assert s.makespan < expanded.makespan - 1.0
     assert s.placement() == expanded.placement()
+
+
+@pytest.mark.parametrize("levels, width, better", [(2, 20, "links"), (12, 3, "all")])
+def test_auto_keeps_the_rule_whose_coarse_problem_has_the_smaller_bound(levels, width, better):
+    # On a wide graph, contracting edges whose head has other inputs chains the levels; on
+    # a narrow one it keeps the critical path short.
+    from schedkit.problem.bounds import lower_bound
+    p = Problem.from_dict(layered(levels, width, edge_prob=0.3, long_range_prob=0.1, devices=3, seed=0))
+    bound = {edges: lower_bound(Merge(nodes=6, edges=edges).apply(p)[0]) for edges in ("all", "links", "auto")}
+    worse = "all" if better == "links" else "links"
+    assert bound["auto"] == bound[better] < bound[worse]
+    s = solve(p, "merge", nodes=6, inner="heft", executor="serial")
+    s.validate(p)
+
+
+def test_links_only_still_contracts_edges_when_nothing_else_merges():
+    p = Problem.load("examples/tiny.yaml")  # a chain at the end, a fork-join before it
+    assert merge_groups(p, 1, edges="links") == [list(p.topological_order)]
+
+
+def test_an_unknown_edge_rule_is_an_error():
+    with pytest.raises(SchedkitError, match="edges"):
+        solve(layered_problem(), "merge", nodes=4, edges="some")
