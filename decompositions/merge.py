@@ -63,7 +63,6 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -71,11 +70,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from schedkit.decompose import Reduction, register_decomposition
 from schedkit.decompose.coarsen import coarse_problem, expand, reordered
 from schedkit.decompose.reduction import DEFAULT_BLOCKS
+from schedkit.decompositions.merge_graph import MergeGraph
 from schedkit.errors import SchedkitError
 from schedkit.numerics import shorter
 from schedkit.problem import Problem
 from schedkit.problem.bounds import lower_bound
-from schedkit.decompositions.merge_graph import MergeGraph
 from schedkit.schedule import Quality, Result, Termination
 
 __all__ = ["Merge", "MergeOptions", "merge_groups"]
