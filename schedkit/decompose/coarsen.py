@@ -4,8 +4,9 @@ What greedy merging (``merge``) and operator fusion (``fusion``) share. A **grou
 list of tasks of the problem, in topological order, that will run as one task on one
 device: its devices are the intersection of its members' allowed devices, its duration on
 each the sum of its members', its memory the sum, its collocation group its members' (at
-most one, unless the caller joins groups: :class:`Collocation`). Edges between groups keep the largest size among the edges they stand for:
-every edge of the problem then has its own transfer no longer than the coarse one.
+most one, unless the caller joins groups: :class:`Collocation`). Edges between groups keep
+the largest size among the edges they stand for: every edge of the problem then has its
+own transfer no longer than the coarse one.
 
 :func:`expand` runs the members of each coarse task back to back, in topological order,
 on the coarse task's device, then recomputes the times on the original problem
