@@ -141,8 +141,7 @@ def _coarsened(problem: Problem, o: MergeOptions) -> tuple[list[list[int]], Prob
 
 def _merged(problem: Problem, nodes: int, edge_factor: float, pair_factor: float,
             contract: bool) -> MergeGraph:
-    g = MergeGraph(problem)
-    g.contract = contract
+    g = MergeGraph(problem, contract)
     total = sum(problem.min_duration)
     weights = sum(problem.task_memory)
     relax = 1.0

@@ -35,7 +35,7 @@ class MergeGraph:
     (['embed', 'mlp'], ['logits'])
     """
 
-    def __init__(self, problem: Problem):
+    def __init__(self, problem: Problem, contract: bool = True):
         p = problem
         n = len(p.tasks)
         self.problem = p
@@ -52,7 +52,7 @@ class MergeGraph:
         self.group = {i: p.spec.tasks[i].colocate for i in range(n)}
         self.classes = Collocation(p)
         self.joins = False  # whether two collocation groups may be joined (the last resort)
-        self.contract = True  # whether edges other than chain links may be contracted
+        self.contract = contract  # whether edges other than chain links may be contracted
         self.succ = {i: {j for j, _ in p.succs[i]} for i in range(n)}
         self.pred = {i: {j for j, _ in p.preds[i]} for i in range(n)}
         self.desc = dict(enumerate(p.descendants))

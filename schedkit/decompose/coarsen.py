@@ -111,9 +111,8 @@ class Collocation:
         return self.root(self.problem.spec.tasks[task].colocate)
 
     def devices(self, roots) -> set[int]:
-        """The devices every task of the joined groups ``roots`` may run on."""
-        return set.intersection(*(self._devices[r] for r in roots)) if roots else set(
-            range(len(self.problem.devices)))
+        """The devices every task of the joined groups ``roots`` (one or more) may run on."""
+        return set.intersection(*(self._devices[r] for r in roots))
 
     def memory(self, roots) -> float:
         """The static memory of the tasks of the joined groups ``roots``."""
