@@ -39,12 +39,28 @@ def test_a_merged_node_sums_durations_on_the_shared_devices():
 def test_the_expanded_schedule_is_valid_and_no_better_than_the_optimum():
     p = layered_problem(levels=4, width=4)
     best = solve(p, "milp", threads=1).makespan
-    s = solve(p, "merge", nodes=6, inner="milp", executor="serial")
+    s = solve(p, "merge", nodes=6, inner="milp", executor="serial", refine=0)
     s.validate(p)
     assert s.status == "feasible" and s.bound is None and s.makespan >= best - 1e-9
     groups = merge_groups(p, 6)
     where = s.placement()
     assert all(len({where[p.tasks[i]] for i in g}) == 1 for g in groups)
+
+
+def test_refinement_moves_devices_to_a_local_optimum_of_group_and_task_moves():
+    from schedkit.decompose.refine import refined
+
+    gains = []
+    for seed in range(3):
+        p = layered_problem(seed=seed, levels=8, width=6)
+        expanded = solve(p, "merge", nodes=4, inner="heft", executor="serial", refine=0)
+        better = solve(p, "merge", nodes=4, inner="heft", executor="serial")
+        better.validate(p)
+        assert better.status == "feasible" and better.makespan <= expanded.makespan + 1e-9
+        # a local optimum: no group of the coarsening, no part of one, no task is better elsewhere
+        assert refined(p, better, merge_groups(p, 4), 30, "again") is better
+        gains.append(expanded.makespan - better.makespan)
+    assert max(gains) > 1.0
 
 
 def test_collocation_groups_and_pins_are_kept():
@@ -61,9 +77,12 @@ def test_collocation_groups_and_pins_are_kept():
     # apart; at 1 both groups share the pinned device.
     assert not any({1, 2} <= set(g) for g in merge_groups(p, 2))
     assert merge_groups(p, 1) == [[0, 1, 2, 3]]
-    s = solve(p, "merge", nodes=1, inner="milp", executor="serial")
+    s = solve(p, "merge", nodes=1, inner="milp", executor="serial", refine=0)
     s.validate(p)
     assert set(s.placement().values()) == {"slow"}
+    refined = solve(p, "merge", nodes=1, inner="milp", executor="serial")  # the pin stays; l, r may part
+    refined.validate(p)
+    assert refined.placement()["t"] == "slow" and refined.makespan <= s.makespan + 1e-9
 
 
 def alternating_groups(capacity=None):
@@ -117,7 +136,7 @@ def test_the_inverse_reorders_members_that_wait_behind_their_node():
                                   bandwidth=(0.1, 1.0)))
     coarse, inverse = Merge(nodes=6).apply(p)
     expanded = expand(p, inverse.payload["groups"], solve(coarse, "heft"), "expanded")
-    s = solve(p, "merge", nodes=6, inner="heft", executor="serial")
+    s = solve(p, "merge", nodes=6, inner="heft", executor="serial", refine=0)
     s.validate(p)
     assert s.makespan < expanded.makespan - 1.0
     assert s.placement() == expanded.placement()

@@ -1,0 +1,163 @@
+"""Refinement after coarsening: devices moved while the expanded schedule gets shorter.
+
+A coarse schedule is the best the inner method found for the *coarse* problem, where a
+group of tasks runs as one task; once expanded, it is timed on the original problem,
+where it is seldom the best use of the same groups. :func:`refined` is the last step of
+a multilevel method (coarsen, solve, expand, refine, as multilevel graph partitioners
+do): hill climbing on the tasks' devices, every candidate timed as
+:func:`~schedkit.decompose.coarsen.reordered` times one (HEFT's order with the devices
+fixed, insertion into idle gaps).
+
+The moving units get finer level by level: the coarsening's groups, then each group cut
+in two halves (its members are in topological order), in quarters, ..., down to single
+tasks. Each level is one pass: every unit in turn goes to the first other device (that
+all its members may use) where the makespan gets shorter, if any. The levels are walked
+again while a walk shortens the schedule; it stops at a local optimum (no unit of any
+level is better elsewhere) or after ``seconds``. On 1000-task layered graphs coarsened
+to 60 nodes, one pass over the groups makes the most of the gain; single tasks are
+reached only on smaller graphs within seconds.
+
+A move takes whole collocation groups with it and is tried only when the mapping stays
+feasible (:func:`~schedkit.problem.mapping.is_feasible_mapping`: allowed devices, memory,
+collocation, links).
+
+Examples
+--------
+>>> from schedkit import Problem
+>>> from schedkit.timing import to_schedule
+>>> p = Problem.load("examples/tiny.yaml")
+>>> on_cpu = to_schedule(p, [1] * 6, [0.0, 1.8, 11.3, 22.3, 22.9, 28.9], "cpu")  # one after the other
+>>> better = refined(p, on_cpu, [[0, 1, 2, 3], [4, 5]], seconds=5, method="example")
+>>> round(on_cpu.makespan, 3), round(better.makespan, 3)
+(29.2, 4.516)
+>>> better.placement()["attn"], better.placement()["sample"]
+('gpu0', 'cpu')
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Sequence
+
+from schedkit.numerics import shorter
+from schedkit.problem import Problem
+from schedkit.problem.graph import upward_rank
+from schedkit.problem.mapping import is_feasible_mapping
+from schedkit.schedule import Schedule
+from schedkit.timing import list_schedule, to_schedule
+
+__all__ = ["refined"]
+
+
+class _Search:
+    """The incumbent mapping, its list schedule, and the moves tried from it."""
+
+    def __init__(self, problem: Problem, device_of: list[int], deadline: float):
+        self.problem = problem
+        self.rank = upward_rank(problem)
+        self.deadline = deadline
+        self.closure = _collocated(problem)
+        self.device_of = device_of
+        self.makespan, self.start = self._timed(device_of)
+
+    def out_of_time(self) -> bool:
+        return time.perf_counter() > self.deadline
+
+    def _timed(self, device_of: list[int]) -> tuple[float, list[float]]:
+        p = self.problem
+        devices, start = list_schedule(p, self.rank, device_of=device_of)
+        return max((s + p.durations[i][devices[i]] for i, s in enumerate(start)), default=0.0), start
+
+    def move(self, tasks: Sequence[int], device: int) -> bool:
+        """Move ``tasks`` (and their collocation groups) to ``device`` if that is shorter."""
+        moved = set(tasks)
+        for i in tasks:
+            moved |= self.closure.get(i, set())
+        trial = list(self.device_of)
+        for i in moved:
+            trial[i] = device
+        if trial == self.device_of or not is_feasible_mapping(self.problem, trial):
+            return False
+        makespan, start = self._timed(trial)
+        if not shorter(makespan, self.makespan):
+            return False
+        self.device_of, self.start, self.makespan = trial, start, makespan
+        return True
+
+
+def refined(problem: Problem, schedule: Schedule, groups: Sequence[Sequence[int]], seconds: float,
+            method: str) -> Schedule:
+    """``schedule`` with its devices refined by moves of ever smaller units (see above).
+
+    Parameters
+    ----------
+    problem : Problem
+    schedule : Schedule
+        A schedule of ``problem`` (an expanded coarse schedule).
+    groups : sequence of sequence of int
+        The groups of the coarsening, each in topological order: the units of the first
+        level.
+    seconds : float
+        At most this long (``0``: ``schedule`` itself).
+    method : str
+        The method named in the schedule returned.
+
+    Returns
+    -------
+    Schedule
+        The list schedule of the refined devices when it is shorter than ``schedule``,
+        else ``schedule`` itself.
+    """
+    if seconds <= 0 or not schedule.tasks:
+        return schedule
+    device_of = [problem.device_index[r.device] for r in
+                 sorted(schedule.tasks, key=lambda r: problem.task_index[r.task])]
+    search = _Search(problem, device_of, time.perf_counter() + seconds)
+    levels = _levels(groups, len(problem.tasks))
+    improved = True
+    while improved and not search.out_of_time():
+        improved = False
+        for units in levels:
+            improved |= _one_pass(search, units)
+    if not shorter(search.makespan, schedule.makespan):
+        return schedule
+    return to_schedule(problem, search.device_of, search.start, method)
+
+
+def _levels(groups: Sequence[Sequence[int]], n: int) -> list[list[list[int]]]:
+    """The units of every level: the groups (a task in none is a group of its own), then
+    every group cut into 2, 4, ... consecutive parts, down to single tasks."""
+    seen = {i for g in groups for i in g}
+    groups = [list(g) for g in groups] + [[i] for i in range(n) if i not in seen]
+    levels, parts = [], 1
+    while True:
+        units = []
+        for g in groups:
+            k = min(parts, len(g))
+            units += [g[round(j * len(g) / k):round((j + 1) * len(g) / k)] for j in range(k)]
+        levels.append(units)
+        if len(units) == n:
+            return levels
+        parts *= 2
+
+
+def _one_pass(search: _Search, units: list[list[int]]) -> bool:
+    """Every unit in turn to the first other device where the schedule gets shorter."""
+    p, improved = search.problem, False
+    for members in units:
+        for d in sorted(set(p.allowed[members[0]]).intersection(*(p.allowed[i] for i in members[1:]))):
+            if search.out_of_time():
+                return improved
+            if d != search.device_of[members[0]] and search.move(members, d):
+                improved = True
+                break
+    return improved
+
+
+def _collocated(problem: Problem) -> dict[int, set[int]]:
+    """Each collocated task's whole collocation group."""
+    closure = {}
+    for members in problem.colocate_groups.values():
+        for i in members:
+            closure[i] = set(members)
+    return closure

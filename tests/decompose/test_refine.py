@@ -1,0 +1,57 @@
+"""refined: device moves of ever smaller units while the list schedule gets shorter."""
+
+import time
+
+from schedkit import Problem, solve
+from schedkit.decompose.refine import refined
+from schedkit.generators import layered
+from schedkit.timing import to_schedule
+
+
+def tiny_on_cpu():
+    p = Problem.load("examples/tiny.yaml")
+    return p, to_schedule(p, [1] * 6, [0.0, 1.8, 11.3, 22.3, 22.9, 28.9], "cpu")
+
+
+def test_a_serial_schedule_is_refined_to_the_optimum():
+    p, on_cpu = tiny_on_cpu()
+    better = refined(p, on_cpu, [[0, 1, 2, 3], [4, 5]], seconds=10, method="refined")
+    better.validate(p)
+    assert better.makespan == solve(p, "milp", threads=1).makespan
+    assert better.method == "refined"
+
+
+def test_nothing_to_gain_or_no_time_returns_the_schedule_itself():
+    p, on_cpu = tiny_on_cpu()
+    assert refined(p, on_cpu, [[0, 1, 2, 3], [4, 5]], seconds=0, method="x") is on_cpu
+    best = refined(p, on_cpu, [[0, 1, 2, 3], [4, 5]], seconds=10, method="x")
+    assert refined(p, best, [[0, 1, 2, 3], [4, 5]], seconds=10, method="x") is best
+
+
+def test_collocation_groups_move_whole_and_memory_is_never_exceeded():
+    data = Problem.load("examples/tiny.yaml").spec.model_dump(mode="json", exclude_none=True)
+    data["tasks"][1]["colocate"] = data["tasks"][2]["colocate"] = "attn_mlp"   # attn with mlp
+    data["devices"][0]["memory"] = 3.0e8    # the gpu holds embed and one of attn, mlp, logits
+    p = Problem.from_dict(data)
+    on_cpu = to_schedule(p, [1] * 6, [0.0, 1.8, 11.3, 22.3, 22.9, 28.9], "cpu")
+    better = refined(p, on_cpu, [[i] for i in range(6)], seconds=10, method="x")
+    better.validate(p)      # memory and collocation included
+    where = better.placement()
+    assert where["attn"] == where["mlp"] and better.makespan < on_cpu.makespan - 1.0
+
+
+def test_the_time_limit_is_kept_on_a_large_graph():
+    p = Problem.from_dict(layered(100, 10, edge_prob=0.1, long_range_prob=0.1, devices=4, seed=0))
+    start = to_schedule(p, *_all_on(p, 0), "one device")
+    began = time.perf_counter()
+    better = refined(p, start, [list(range(k, k + 50)) for k in range(0, 1000, 50)], seconds=1.0, method="x")
+    assert time.perf_counter() - began < 3.0
+    better.validate(p)
+    assert better.makespan < start.makespan
+
+
+def _all_on(p, d):
+    starts, t = [0.0] * len(p.tasks), 0.0
+    for i in p.topological_order:
+        starts[i], t = t, t + p.durations[i][d]
+    return [d] * len(p.tasks), starts
