@@ -136,7 +136,7 @@ def _levels(groups: Sequence[Sequence[int]], n: int) -> list[list[list[int]]]:
             k = min(parts, len(g))
             units += [g[round(j * len(g) / k):round((j + 1) * len(g) / k)] for j in range(k)]
         levels.append(units)
-        if len(units) == n:
+        if all(len(u) == 1 for u in units):
             return levels
         parts *= 2
 
@@ -148,7 +148,7 @@ def _one_pass(search: _Search, units: list[list[int]]) -> bool:
         for d in sorted(set(p.allowed[members[0]]).intersection(*(p.allowed[i] for i in members[1:]))):
             if search.out_of_time():
                 return improved
-            if d != search.device_of[members[0]] and search.move(members, d):
+            if search.move(members, d):  # (refused when every member is on d already)
                 improved = True
                 break
     return improved
