@@ -48,7 +48,8 @@ from schedkit.problem.bounds import lower_bound
 from schedkit.problem.mapping import is_feasible_mapping, memory_loads
 from schedkit.progress import steps
 from schedkit.schedule import Result, Schedule
-from schedkit.timing import MemoryLevels, OrderedTiming, Transfers, bfs_order, list_schedule, to_schedule
+from schedkit.timing import (MemoryLevels, OrderedTiming, Transfers, bfs_order, list_schedule, placement_indices,
+                             to_schedule)
 
 __all__ = ["PlacementSpace", "SearchOptions", "SearchMethod"]
 
@@ -361,9 +362,3 @@ class SearchMethod(FollowsFormulation):
         device_of, start = list_schedule(problem, order_priority(order), device_of=best,
                                          insertion=self.options.insertion, transfers=transfers, levels=levels)
         return Result.heuristic(to_schedule(problem, device_of, start, self.name, transfers), bound=bound)
-
-
-def placement_indices(problem: Problem, schedule: Schedule) -> list[int]:
-    """Each task's device index in ``schedule``."""
-    where = schedule.placement()
-    return [problem.device_index[where[t]] for t in problem.tasks]

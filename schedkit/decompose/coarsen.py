@@ -37,7 +37,7 @@ from schedkit.numerics import fits, shorter
 from schedkit.problem import Problem
 from schedkit.problem.graph import upward_rank
 from schedkit.schedule import Schedule
-from schedkit.timing import list_schedule, to_schedule
+from schedkit.timing import list_schedule, placement_indices, to_schedule
 from schedkit.decompose.subproblem import edge_row, heavier, spec_data, stitch
 
 __all__ = ["group_names", "Collocation", "coarse_problem", "expand", "reordered"]
@@ -239,8 +239,6 @@ def reordered(problem: Problem, schedule: Schedule, method: str) -> Schedule:
     >>> reordered(p, best, "again") is best      # no shorter: the schedule itself
     True
     """
-    device_of = [problem.device_index[r.device] for r in
-                 sorted(schedule.tasks, key=lambda r: problem.task_index[r.task])]
-    devices, starts = list_schedule(problem, upward_rank(problem), device_of=device_of)
+    devices, starts = list_schedule(problem, upward_rank(problem), device_of=placement_indices(problem, schedule))
     listed = to_schedule(problem, devices, starts, method)
     return listed if shorter(listed.makespan, schedule.makespan) else schedule

@@ -44,7 +44,7 @@ from schedkit.problem import Problem
 from schedkit.problem.graph import upward_rank
 from schedkit.problem.mapping import is_feasible_mapping
 from schedkit.schedule import Schedule
-from schedkit.timing import list_schedule, to_schedule
+from schedkit.timing import list_schedule, placement_indices, to_schedule
 
 __all__ = ["refined"]
 
@@ -110,9 +110,7 @@ def refined(problem: Problem, schedule: Schedule, groups: Sequence[Sequence[int]
     """
     if seconds <= 0 or not schedule.tasks:
         return schedule
-    device_of = [problem.device_index[r.device] for r in
-                 sorted(schedule.tasks, key=lambda r: problem.task_index[r.task])]
-    search = _Search(problem, device_of, time.perf_counter() + seconds)
+    search = _Search(problem, placement_indices(problem, schedule), time.perf_counter() + seconds)
     levels = _levels(groups, len(problem.tasks))
     improved = True
     while improved and not search.out_of_time():

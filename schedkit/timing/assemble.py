@@ -43,6 +43,20 @@ def to_schedule(problem: Problem, device_of: Sequence[int], start: Sequence[floa
                     tasks=rows, transfers=moved)
 
 
+def placement_indices(problem: Problem, schedule: Schedule) -> list[int]:
+    """Each task's device index in ``schedule``: the mapping :func:`to_schedule` was given.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> placement_indices(p, to_schedule(p, [0, 0, 0, 0, 0, 1], [0.0, 0.4, 1.6, 3.1, 3.3, 4.216], "x"))
+    [0, 0, 0, 0, 0, 1]
+    """
+    where = schedule.placement()
+    return [problem.device_index[where[t]] for t in problem.tasks]
+
+
 def with_transfers(problem: Problem, schedule: Schedule) -> Schedule:
     """``schedule`` with the transfer rows its task rows imply (each leaves when its source ends).
 
