@@ -44,29 +44,33 @@ from schedkit.problem import Problem
 from schedkit.problem.graph import upward_rank
 from schedkit.problem.mapping import is_feasible_mapping
 from schedkit.schedule import Schedule
-from schedkit.timing import list_schedule, placement_indices, to_schedule
+from schedkit.timing import OrderedTiming, placement_indices, priority_order, to_schedule
 
 __all__ = ["refined"]
 
 
 class _Search:
-    """The incumbent mapping, its list schedule, and the moves tried from it."""
+    """The incumbent mapping, its list schedule, and the moves tried from it.
+
+    Candidates are timed by :class:`~schedkit.timing.OrderedTiming` in the order list
+    scheduling takes the tasks under HEFT's rank (:func:`~schedkit.timing.priority_order`;
+    with the devices fixed it does not depend on them): the same times as
+    :func:`~schedkit.timing.list_schedule`, and a move reuses the incumbent's times
+    before the first task it moves.
+    """
 
     def __init__(self, problem: Problem, device_of: list[int], deadline: float):
         self.problem = problem
-        self.rank = upward_rank(problem)
         self.deadline = deadline
         self.closure = _collocated(problem)
+        self.timing = OrderedTiming(problem, priority_order(problem, upward_rank(problem)))
         self.device_of = device_of
-        self.makespan, self.start = self._timed(device_of)
+        self.makespan = self.timing(device_of)
+        self.start = self.timing.start
+        self.timing.keep()
 
     def out_of_time(self) -> bool:
         return time.perf_counter() > self.deadline
-
-    def _timed(self, device_of: list[int]) -> tuple[float, list[float]]:
-        p = self.problem
-        devices, start = list_schedule(p, self.rank, device_of=device_of)
-        return max((s + p.durations[i][devices[i]] for i, s in enumerate(start)), default=0.0), start
 
     def move(self, tasks: Sequence[int], device: int) -> bool:
         """Move ``tasks`` (and their collocation groups) to ``device`` if that is shorter."""
@@ -78,10 +82,12 @@ class _Search:
             trial[i] = device
         if trial == self.device_of or not is_feasible_mapping(self.problem, trial):
             return False
-        makespan, start = self._timed(trial)
+        position = self.timing.position
+        makespan = self.timing(trial, min(position[i] for i in moved))
         if not shorter(makespan, self.makespan):
             return False
-        self.device_of, self.start, self.makespan = trial, start, makespan
+        self.timing.keep()
+        self.device_of, self.start, self.makespan = trial, self.timing.start, makespan
         return True
 
 

@@ -21,6 +21,7 @@ True
 
 from __future__ import annotations
 
+import heapq
 import math
 from bisect import bisect_left, bisect_right
 from collections import deque
@@ -57,6 +58,37 @@ def bfs_order(problem: Problem) -> list[int]:
             indegree[j] -= 1
             if indegree[j] == 0:
                 queue.append(j)
+    return order
+
+
+def priority_order(problem: Problem, priority: Sequence[float]) -> list[int]:
+    """The order in which :func:`~schedkit.timing.list_schedule` takes the tasks under ``priority``.
+
+    Ready tasks by decreasing priority, ties to the lower index. With every device fixed
+    (and no memory levels) the order does not depend on the devices, so
+    :class:`OrderedTiming` of this order times any mapping exactly as ``list_schedule``
+    with that ``priority`` does.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> from schedkit.problem.graph import upward_rank
+    >>> p = Problem.load("examples/topcuoglu2002.json")
+    >>> [p.tasks[i] for i in priority_order(p, upward_rank(p))]
+    ['n1', 'n4', 'n3', 'n2', 'n5', 'n6', 'n9', 'n7', 'n8', 'n10']
+    """
+    n = len(problem.tasks)
+    indegree = [len(problem.preds[i]) for i in range(n)]
+    heap = [(-priority[i], i) for i in range(n) if indegree[i] == 0]
+    heapq.heapify(heap)
+    order = []
+    while heap:
+        _, i = heapq.heappop(heap)
+        order.append(i)
+        for j, _ in problem.succs[i]:
+            indegree[j] -= 1
+            if indegree[j] == 0:
+                heapq.heappush(heap, (-priority[j], j))
     return order
 
 

@@ -11,7 +11,7 @@ from schedkit.testing.strategies import problems as problem_data
 from schedkit import Problem, ProblemError
 from schedkit.heuristics.components import (fastest_device_rule, fastest_devices, order_priority,
                                             upward_rank_priority)
-from schedkit.timing import OrderedTiming, bfs_order
+from schedkit.timing import OrderedTiming, bfs_order, priority_order
 from schedkit.heuristics.search import PlacementSpace
 from schedkit.timing import list_schedule, to_schedule
 
@@ -126,3 +126,23 @@ def test_ordered_timing_equals_list_schedule(data, insertion, seed):
             assert timing.start == start
         timing.keep()
         kept = string
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem_data(max_tasks=12, max_devices=3), st.integers(0, 10**6))
+def test_priority_order_times_a_mapping_as_list_schedule_does(data, seed):
+    # refine times candidates this way: any priority (ties included), any fixed mapping.
+    try:
+        p = Problem.from_dict(data)
+        space = PlacementSpace(p)
+    except ProblemError:
+        assume(False)
+    rng = random.Random(seed)
+    strings = random_feasible_strings(p, rng, 4)
+    assume(strings)
+    priority = [float(rng.randint(0, 3)) for _ in p.tasks]
+    timing = OrderedTiming(p, priority_order(p, priority))
+    for string in strings:
+        device_of, start = list_schedule(p, priority, device_of=string)
+        assert timing(string) == max(start[i] + p.durations[i][d] for i, d in enumerate(device_of))
+        assert timing.start == start
