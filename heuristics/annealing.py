@@ -50,7 +50,8 @@ from schedkit.problem.bounds import lower_bound
 
 from schedkit.timing import OrderedTiming
 
-from schedkit.heuristics.search import PlacementSpace, SearchMethod, SearchOptions
+from schedkit.heuristics.search import SearchMethod, SearchOptions
+from schedkit.problem.space import PlacementSpace
 
 __all__ = ["Annealing", "AnnealingOptions"]
 

@@ -38,7 +38,8 @@ from schedkit.methods import register_method
 
 from schedkit.timing import OrderedTiming
 
-from schedkit.heuristics.search import PlacementSpace, SearchMethod, SearchOptions
+from schedkit.heuristics.search import SearchMethod, SearchOptions
+from schedkit.problem.space import PlacementSpace
 
 __all__ = ["Evolution"]
 

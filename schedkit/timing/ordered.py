@@ -101,7 +101,7 @@ class OrderedTiming:
     predecessors' data arrives and its device is free (in the first idle gap long
     enough when ``insertion``, else after the device's last task). The results are
     identical, float for float; the placement is not checked (memory, collocation,
-    links): that is the caller's job (see :class:`~schedkit.heuristics.search.PlacementSpace`).
+    links): that is the caller's job (see :class:`~schedkit.problem.space.PlacementSpace`).
 
     Everything that does not depend on the string is computed once: per task its
     durations by device and, per incoming edge, a device-by-device table of transfer

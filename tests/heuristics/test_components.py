@@ -12,7 +12,7 @@ from schedkit import Problem, ProblemError
 from schedkit.heuristics.components import (fastest_device_rule, fastest_devices, order_priority,
                                             upward_rank_priority)
 from schedkit.timing import OrderedTiming, bfs_order, priority_order
-from schedkit.heuristics.search import PlacementSpace
+from schedkit.problem.space import PlacementSpace
 from schedkit.timing import list_schedule, to_schedule
 
 

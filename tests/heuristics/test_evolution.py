@@ -8,7 +8,7 @@ from schedkit.testing.strategies import problems as problem_data
 from schedkit import Problem, SchedkitError, solve
 from schedkit.heuristics.components import fastest_devices
 from schedkit.timing import OrderedTiming
-from schedkit.heuristics.search import PlacementSpace
+from schedkit.problem.space import PlacementSpace
 
 
 def test_examples():

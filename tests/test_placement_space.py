@@ -10,7 +10,7 @@ from schedkit.testing.strategies import problems as problem_data
 from schedkit import Problem, ProblemError
 from schedkit.heuristics.components import order_priority
 from schedkit.timing import bfs_order
-from schedkit.heuristics.search import PlacementSpace
+from schedkit.problem.space import PlacementSpace
 from schedkit.timing import list_schedule, to_schedule
 
 
