@@ -55,3 +55,16 @@ def _all_on(p, d):
     for i in p.topological_order:
         starts[i], t = t, t + p.durations[i][d]
     return [d] * len(p.tasks), starts
+
+
+def test_a_move_that_keeps_the_makespan_but_frees_time_is_taken():
+    # Four unit tasks, two on each of a and b; c and d idle. No single move shortens the
+    # makespan (the other device still ends at 2); moving one task off a keeps it and
+    # lowers the sum of the ends, and then one off b halves it.
+    p = Problem.from_dict({"name": "pairs", "devices": [{"name": d} for d in "abcd"],
+                           "tasks": [{"name": f"t{k}", "work": 1.0} for k in range(4)]})
+    paired = to_schedule(p, [0, 0, 1, 1], [0.0, 1.0, 0.0, 1.0], "paired")
+    assert paired.makespan == 2.0
+    better = refined(p, paired, [[k] for k in range(4)], seconds=10, method="x")
+    better.validate(p)
+    assert better.makespan == 1.0
