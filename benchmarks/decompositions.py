@@ -15,10 +15,11 @@
     generator's links (bandwidth 1-10: communication-to-computation ratio about 0.5) and with
     links ten times slower (bandwidth 0.1-1: about 5), two of the ratios Topcuoglu
     et al. sweep; the kernel's lower bound beside them. Merging a 1000-task graph both ways
-    takes up to 11 s; the inner MILP gets 30 s and merge's refinement 15 s. Beside them:
-    merge+heft, the same refinement from HEFT's schedule (task by task, 15 s), the lower
-    bound of the coarse problem (no inner method finds a coarse schedule shorter than it),
-    and the monolithic MILP given the whole 60 s.
+    takes up to 11 s; the inner MILP gets 20 s and merge's refinement 25 s (its first walk
+    down to single tasks takes about 13 s at 1000 tasks). Beside them: merge+heft, the same
+    refinement from HEFT's schedule (task by task, 25 s), the lower bound of the coarse
+    problem (no inner method finds a coarse schedule shorter than it), and the monolithic
+    MILP given the whole 60 s.
 (d) MSR's real DNN graphs (``data/msr-dnn``, read by schedkit's ``msr`` importer on one
     CPU and three accelerators: measured latencies, transfer costs, colour classes as
     collocation groups): ``merge`` at N = 20, 40, 80 against HEFT and the monolithic MILP
@@ -126,7 +127,7 @@ def ccr(p: Problem) -> float:
 #: Link bandwidth ranges of (c): the generator's default, and ten times slower links.
 BANDWIDTHS = {"default": (1.0, 10.0), "slow links": (0.1, 1.0)}
 #: Seconds of (c)'s inner MILP and of merge's refinement: with up to 11 s of merging, 60 s.
-INNER_SECONDS, REFINE_SECONDS = 30.0, 15.0
+INNER_SECONDS, REFINE_SECONDS = 20.0, 25.0
 
 
 def layered_target(seconds):

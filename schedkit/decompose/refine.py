@@ -16,9 +16,10 @@ the same makespan and a smaller sum of the tasks' ends (moves off the critical p
 make room for later ones; on the layered graphs of benchmark (c) this tie-break shortens
 the result by up to 8 %). The levels are walked again while a walk improves the
 schedule; it stops at a local optimum (no unit of any level is better elsewhere) or
-after ``seconds``. On 1000-task layered graphs coarsened
-to 60 nodes, one pass over the groups makes the most of the gain; single tasks are
-reached only on smaller graphs within seconds.
+after ``seconds``. A candidate costs one timing by
+:class:`~schedkit.timing.OrderedTiming` (1-4 ms at 1000 tasks, from the first moved
+task on); on 1000-task layered graphs coarsened to 60 nodes, the first walk reaches
+single tasks after about 13 s, every level gaining.
 
 A move takes whole collocation groups with it and is tried only when the mapping stays
 feasible (:class:`~schedkit.problem.space.PlacementSpace`: allowed devices, memory,
