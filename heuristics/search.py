@@ -1,20 +1,18 @@
 """What the search heuristics (``annealing``, ``evolution``) share.
 
 A search state is a *device string*: one device per task.
-:class:`~schedkit.problem.space.PlacementSpace` knows which strings are feasible (allowed devices, static memory, collocation, links
-between the devices of adjacent tasks) and makes moves; a string is timed by
-:class:`~schedkit.timing.ordered.OrderedTiming` in breadth-first topological
-order (DiviML's evaluation). :class:`SearchMethod` holds the common options, the
-starting point and the final schedule.
+:class:`~schedkit.problem.space.PlacementSpace` knows which strings are feasible (allowed
+devices, static memory, collocation, links between the devices of adjacent tasks) and
+makes moves, a collocation group as one unit; a string is timed by
+:class:`~schedkit.timing.ordered.OrderedTiming` in breadth-first topological order
+(DiviML's evaluation). :class:`SearchMethod` holds the common options, the starting
+point and the final schedule.
 
 Under ``memory_timeline`` a string's memory levels depend on its times, which the space
 cannot foresee: :class:`LevelledTiming` times it by
 :func:`~schedkit.timing.list_schedule` with the levels (a task waits for memory rather
 than overflow) and values a string it cannot time that way ``inf``, which no search
 keeps over a finite one.
-
-Collocated tasks move together: a collocation group is one *unit* of the search,
-on the devices all its members may use; every other task is a unit of its own.
 """
 
 from __future__ import annotations
