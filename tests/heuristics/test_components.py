@@ -85,8 +85,14 @@ def test_zero_length_task_does_not_open_a_gap():
     assert timing(device_of) == 4.0 and timing.start == start
 
 
-def random_feasible_strings(p, rng, count):
-    space = PlacementSpace(p)
+def random_feasible_strings(data, rng, count):
+    """The problem of ``data`` and up to ``count`` feasible device strings drawn with ``rng``
+    (hypothesis moves on when the problem is invalid or none is found)."""
+    try:
+        p = Problem.from_dict(data)
+        space = PlacementSpace(p)
+    except ProblemError:
+        assume(False)
     found = []
     for _ in range(count * 20):
         unit_device = [rng.choice(devices) for devices in space.devices]
@@ -95,20 +101,14 @@ def random_feasible_strings(p, rng, count):
             found.append(string)
             if len(found) == count:
                 break
-    return found
+    assume(found)
+    return p, found
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problem_data(max_tasks=12, max_devices=3), st.booleans(), st.integers(0, 10**6))
 def test_ordered_timing_equals_list_schedule(data, insertion, seed):
-    try:
-        p = Problem.from_dict(data)
-        space = PlacementSpace(p)
-    except ProblemError:
-        assume(False)
-    rng = random.Random(seed)
-    strings = random_feasible_strings(p, rng, 6)
-    assume(strings)
+    p, strings = random_feasible_strings(data, random.Random(seed), 6)
     order = bfs_order(p)
     timing = OrderedTiming(p, order, insertion=insertion)
     kept = None
@@ -132,14 +132,8 @@ def test_ordered_timing_equals_list_schedule(data, insertion, seed):
 @given(problem_data(max_tasks=12, max_devices=3), st.integers(0, 10**6))
 def test_priority_order_times_a_mapping_as_list_schedule_does(data, seed):
     # refine times candidates this way: any priority (ties included), any fixed mapping.
-    try:
-        p = Problem.from_dict(data)
-        space = PlacementSpace(p)
-    except ProblemError:
-        assume(False)
     rng = random.Random(seed)
-    strings = random_feasible_strings(p, rng, 4)
-    assume(strings)
+    p, strings = random_feasible_strings(data, rng, 4)
     priority = [float(rng.randint(0, 3)) for _ in p.tasks]
     timing = OrderedTiming(p, priority_order(p, priority))
     for string in strings:
