@@ -5,7 +5,7 @@ extensions, and the validator's reference timings.
 """
 
 from schedkit.timing.resources import Timeline, arrival
-from schedkit.timing.list_schedule import DeviceRule, earliest_finish, list_schedule
+from schedkit.timing.list_schedule import DeviceRule, FinishRule, earliest_finish, list_schedule
 from schedkit.timing.fixed_order import batched_schedule, device_orders, fixed_order_times, retime
 from schedkit.timing.events import SimState, simulate
 from schedkit.timing.ordered import OrderedTiming, bfs_order, priority_order
@@ -13,6 +13,6 @@ from schedkit.timing.assemble import placement_indices, to_schedule, with_transf
 from schedkit.timing.transfers import Transfers, congestion_resource
 from schedkit.timing.levels import MemoryLevels
 
-__all__ = ["Timeline", "arrival", "DeviceRule", "earliest_finish", "list_schedule",
+__all__ = ["Timeline", "arrival", "DeviceRule", "FinishRule", "earliest_finish", "list_schedule",
            "batched_schedule", "device_orders", "fixed_order_times", "retime", "SimState", "simulate", "OrderedTiming",
            "bfs_order", "priority_order", "placement_indices", "to_schedule", "with_transfers", "Transfers", "congestion_resource", "MemoryLevels"]

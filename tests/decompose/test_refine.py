@@ -68,3 +68,30 @@ def test_a_move_that_keeps_the_makespan_but_frees_time_is_taken():
     better = refined(p, paired, [[k] for k in range(4)], seconds=10, method="x")
     better.validate(p)
     assert better.makespan == 1.0
+
+
+def test_windows_re_placed_by_earliest_finish_leave_a_local_optimum_of_single_moves():
+    # From every task on device 0, moves of single tasks stop at 8.32 on this 3 x 3
+    # layered graph; re-placing windows of the order by earliest finish (HEFT's rule, the
+    # other tasks kept) reaches the proven optimum.
+    p = Problem.from_dict(layered(3, 3, edge_prob=0.3, long_range_prob=0.1, devices=3, seed=1))
+    start = to_schedule(p, *_all_on(p, 0), "one device")
+    better = refined(p, start, [[i] for i in range(len(p.tasks))], seconds=10, method="x")
+    better.validate(p)
+    optimum = solve(p, "milp", threads=1)
+    assert optimum.status == "optimal"
+    assert better.makespan == optimum.makespan
+
+
+def test_a_swap_balances_two_devices_where_no_single_move_can():
+    # Six independent tasks on two devices: from all on device 0, moves and windows stop
+    # at 7.58 (any further move overloads the other device); swapping a task of the
+    # device that ends last with one of the other reaches the proven optimum.
+    p = Problem.from_dict(layered(1, 6, edge_prob=0.3, long_range_prob=0.1, devices=2, seed=1))
+    assert not p.edges
+    better = refined(p, to_schedule(p, *_all_on(p, 0), "one device"), [[i] for i in range(6)], seconds=10,
+                     method="x")
+    better.validate(p)
+    optimum = solve(p, "milp", threads=1)
+    assert optimum.status == "optimal"
+    assert better.makespan == optimum.makespan
