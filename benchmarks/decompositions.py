@@ -15,8 +15,8 @@
     generator's links (bandwidth 1-10: communication-to-computation ratio about 0.5) and with
     links ten times slower (bandwidth 0.1-1: about 5), two of the ratios Topcuoglu
     et al. sweep; the kernel's lower bound beside them. Merging a 1000-task graph both ways
-    takes up to 11 s; the inner MILP gets 20 s and merge's refinement 25 s (its first walk
-    down to single tasks takes about 13 s at 1000 tasks). Beside them: merge+heft, the same
+    takes up to 11 s; the inner MILP gets 20 s and merge's refinement 25 s (one round of
+    its local search takes about 20 s at 1000 tasks). Beside them: merge+heft, the same
     refinement from HEFT's schedule (task by task, 25 s), the lower bound of the coarse
     problem (no inner method finds a coarse schedule shorter than it), and the monolithic
     MILP given the whole 60 s.

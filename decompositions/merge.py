@@ -44,12 +44,11 @@ their node's slot, times left-shifted on the original problem), then keeps every
 its device and, when that is shorter, lets HEFT's list schedule order each device again
 (:func:`~schedkit.decompose.coarsen.reordered`; on slow links, members that feed other
 devices no longer wait behind the rest of their node). Last, for at most ``refine``
-seconds, whole groups, then ever smaller parts of them, move to other devices while
-that list schedule gets shorter (:func:`~schedkit.decompose.refine.refined`): the coarse
-solve optimised the coarse makespan, and its devices are seldom the best ones for the
-expanded schedule (on 1000-task layered graphs at N = 60, ``benchmarks/decompositions.py``
-(c): 3 to 48 % shorter with 15 s of it than with none and 15 s more for the MILP).
-A restriction, with no bound.
+seconds, a local search changes devices while that list schedule gets shorter
+(:func:`~schedkit.decompose.refine.refined`): windows of the tasks re-placed by earliest
+finish, the others kept, and moves of whole groups, then ever smaller parts of them. The
+coarse solve optimised the coarse makespan, and its devices are seldom the best ones for
+the expanded schedule. A restriction, with no bound.
 
 Examples
 --------
@@ -101,9 +100,10 @@ class MergeOptions(BaseModel):
     """Which edges may be contracted: ``all``, chain ``links`` only, or ``auto``: merge both
     ways and keep the coarse problem with the smaller lower bound."""
     refine: float = Field(5.0, ge=0)
-    """At most this many seconds of refinement after expansion: groups, then halves,
-    quarters, ... of them, down to single tasks, move to other devices while the schedule
-    gets shorter (:func:`~schedkit.decompose.refine.refined`); ``0``: none."""
+    """At most this many seconds of refinement after expansion: windows of tasks re-placed
+    by earliest finish, and groups, then halves, quarters, ... of them, down to single
+    tasks, moved to other devices while the schedule gets shorter
+    (:func:`~schedkit.decompose.refine.refined`); ``0``: none."""
 
 
 def merge_groups(problem: Problem, nodes: int, edge_factor: float = 2.0,
