@@ -29,7 +29,7 @@ Each round has three neighbourhoods:
   all its members may use) where the schedule gets better, if any.
 
 Rounds repeat while one improves the schedule; the search stops at a local optimum or
-after ``seconds``. A window costs one list schedule (about 20 ms at 1000 tasks), a move
+after ``seconds``. A window costs one list schedule (20-30 ms at 1000 tasks), a move
 or a swap one timing by :class:`~schedkit.timing.OrderedTiming` (1-4 ms at 1000 tasks,
 from the first moved task on).
 
