@@ -68,7 +68,7 @@ __all__ = ["refined"]
 
 
 class _Search:
-    """The incumbent mapping, its list schedule, and the moves tried from it.
+    """The incumbent mapping, its list schedule, and the candidates tried from it.
 
     Candidates are timed by :class:`~schedkit.timing.OrderedTiming` in the order list
     scheduling takes the tasks under HEFT's rank (:func:`~schedkit.timing.priority_order`;
