@@ -22,7 +22,8 @@ Each round has three neighbourhoods:
 - **Swaps** between the device that ends last and another, the pairs that balance their
   work best first: on a schedule with no idle time, no single move shortens the last
   device without overloading another (on two wide 1000-task graphs of benchmark (c),
-  swaps alone take HEFT's schedule from 0.05 % and 0.02 % above the lower bound to it).
+  swaps alone take HEFT's schedule from 0.05 % and 0.02 % above the lower bound to within
+  0.001 % of it).
 - **Moves of ever smaller units**: the coarsening's groups, then each group cut in two
   halves (its members are in topological order), in quarters, ..., down to single
   tasks. Each level is one pass: every unit in turn goes to the first other device (that
