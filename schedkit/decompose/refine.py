@@ -87,8 +87,8 @@ class _Search:
         self.device_of = device_of
         self.loads = self.space.loads(device_of)
         self.makespan = self.timing(device_of)
-        self.start = self.timing.start
-        self.total = sum(self.timing.end)
+        self.start, self.end = self.timing.start, self.timing.end
+        self.total = sum(self.end)
         self.timing.keep()
 
     def out_of_time(self) -> bool:
@@ -114,10 +114,10 @@ class _Search:
 
     def adopt(self, trial: list[int]) -> bool:
         """Take the string ``trial`` if it is feasible and better (as :meth:`move` judges)."""
-        changed = [k for k, i in enumerate(self.timing.order) if trial[i] != self.device_of[i]]
-        if not changed or not self.space.feasible(trial):
+        first = next((k for k, i in enumerate(self.timing.order) if trial[i] != self.device_of[i]), None)
+        if first is None or not self.space.feasible(trial):
             return False
-        return self.better(trial, self.space.loads(trial), changed[0])
+        return self.better(trial, self.space.loads(trial), first)
 
     def better(self, trial: list[int], loads: list[float], first: int) -> bool:
         """Time ``trial`` from position ``first`` of the order on; keep it if it is better."""
@@ -128,8 +128,8 @@ class _Search:
         if not (shorter(makespan, self.makespan) or shorter(total, self.total)):
             return False
         self.timing.keep()
-        self.device_of, self.loads, self.start, self.makespan, self.total = (
-            trial, loads, self.timing.start, makespan, total)
+        self.device_of, self.loads, self.start, self.end, self.makespan, self.total = (
+            trial, loads, self.timing.start, self.timing.end, makespan, total)
         return True
 
 
@@ -236,8 +236,7 @@ def _swap_pass(search: _Search, tries: int = 64) -> bool:
 def _swap_once(search: _Search, tries: int) -> bool:
     p, space = search.problem, search.space
     device_of, durations = search.device_of, p.durations
-    end = [search.start[i] + durations[i][device_of[i]] for i in range(len(device_of))]
-    last = device_of[max(range(len(end)), key=end.__getitem__)]
+    last = device_of[max(range(len(device_of)), key=search.end.__getitem__)]
     on: list[list[int]] = [[] for _ in p.devices]
     load = [0.0] * len(p.devices)
     for u, members in enumerate(space.units):
