@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from schedkit.errors import OptionError, ProblemError, SchedkitError
 from schedkit.problem import Problem, as_problem
@@ -37,6 +37,24 @@ class MethodOptions(BaseModel):
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    # The options every user loops over: every method accepts them, with the meaning it can
+    # give them (a list heuristic's one pass ignores a seed; a search stops at the limit).
+    time_limit: float | None = Field(None, gt=0)
+    """Wall-clock seconds for the whole method (a search or a solver stops then, with the best
+    schedule found so far)."""
+    seed: int = 0
+    """Random seed of the method's randomised parts (a method without any ignores it)."""
+    threads: int | None = Field(None, ge=1)
+    """Threads or worker processes the method may use (a single-threaded method ignores it)."""
+
+    @field_validator("time_limit", "seed", "threads", mode="before", check_fields=False)
+    @classmethod
+    def _not_a_bool(cls, value: Any) -> Any:
+        # (pydantic reads True as 1: ``time_limit=True`` would be a silent one-second limit)
+        if isinstance(value, bool):
+            raise ValueError("must be a number, not a boolean")
+        return value
 
 
 class Method:

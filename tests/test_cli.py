@@ -187,7 +187,9 @@ def test_shared_and_clashing_option_names():
             depth: float | None = Field(None, description="Depth, as a fraction.",
                                         json_schema_extra={"flag": "-d"})
 
-    (flag,) = solve_flags([("b", B), ("a", A)])
+    flags = {f.name: f for f in solve_flags([("b", B), ("a", A)])}
+    assert set(flags) == {"depth", "time_limit", "seed", "threads"}  # (every method takes the last three)
+    flag = flags["depth"]
     assert flag.option_strings == ("--depth", "-d") and flag.kind is int and flag.methods == ("a", "b")
     assert flag.help == "How deep to look. [a, b]"
 
@@ -204,6 +206,14 @@ def test_shared_and_clashing_option_names():
 
     with pytest.raises(SchedkitError, match="clashes with the solve command's own -o"):
         solve_flags([("d", D)])
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "soon", ""])
+def test_a_time_limit_that_is_not_a_number_is_one_line(capsys, value):
+    with pytest.raises(SystemExit) as stop:
+        main(["solve", TINY, "-m", "heft", "--time-limit", value])
+    assert stop.value.code == 2
+    assert f"argument --time-limit: {value!r} is not a" in capsys.readouterr().err
 
 
 def test_verbose_is_ignored_by_a_method_without_a_log(tmp_path, capsys):
@@ -244,13 +254,14 @@ def test_bad_problem_file(tmp_path, capfd, case):
     (["--lns-seconds", "-1"], ["lns_seconds", "must be >= 0"]),
     (["--method", "heft", "--lns-seconds", "1"], ["method 'heft' does not take --lns-seconds"]),
     (["--threads", "0"], ["threads", "must be >= 1"]),
-    (["--method", "heft", "--seed", "1"], ["method 'heft' does not take --seed"]),
+    (["--method", "heft", "--gap", "0.1"], ["method 'heft' does not take --gap"]),
+    (["--time-limit", "0"], ["time_limit", "greater than 0"]),
     (["--method", "heft", "--no-insertion", "--iterations", "9"],
      ["method 'heft' does not take --iterations"]),
     (["--method", "annealing", "--initial-acceptance", "2"], ["initial_acceptance", "less than 1"]),
     (["--method", "milp", "--no-insertion"], ["method 'milp' does not take --insertion"]),
 ], ids=["method", "solver", "formulation", "formulation_file", "option_not_taken", "negative_time_limit",
-        "negative_lns", "lns_not_taken", "zero_threads", "seed_not_taken", "iterations_not_taken",
+        "negative_lns", "lns_not_taken", "zero_threads", "gap_not_taken", "zero_time_limit", "iterations_not_taken",
         "acceptance_out_of_range", "bool_not_taken"])
 def test_bad_solve_options(tmp_path, capfd, args, words):
     out = tmp_path / "out.json"

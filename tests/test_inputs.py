@@ -76,8 +76,8 @@ def test_errors_start_with_the_file_or_option_they_are_about(tmp_path, capsys):
     bad.write_text('{"devices": [{"name": "d"}], "tasks": [{"name": "t", "work": -1}]}')
     assert main(["solve", str(bad)]) == 1
     assert capsys.readouterr().err.startswith(f"schedkit: error: {bad}: task 't' work")
-    assert main(["solve", TINY, "-m", "heft", "--seed", "1"]) == 1
-    assert capsys.readouterr().err.startswith("schedkit: error: method 'heft' does not take --seed")
+    assert main(["solve", TINY, "-m", "heft", "--gap", "0.1"]) == 1
+    assert capsys.readouterr().err.startswith("schedkit: error: method 'heft' does not take --gap")
 
 
 def test_exit_codes_are_documented_and_kept(tmp_path, capsys):

@@ -314,20 +314,20 @@ def solve_options(args: argparse.Namespace) -> dict:
     Raises
     ------
     SchedkitError
-        ``method 'heft' does not take --seed`` for a flag the method has no field for
+        ``method 'heft' does not take --gap`` for a flag the method has no field for
         (``--verbose`` is ignored by methods that do not stream a log).
 
     Examples
     --------
-    >>> args = argparse.Namespace(method="heft", solve_flags=solve_flags(), seed=None,
+    >>> args = argparse.Namespace(method="heft", solve_flags=solve_flags(), gap=None,
     ...                           insertion=False, verbose=True)
     >>> solve_options(args)
     {'insertion': False}
-    >>> args.seed = 1
+    >>> args.gap = 0.1
     >>> solve_options(args)
     Traceback (most recent call last):
     ...
-    schedkit.errors.SchedkitError: method 'heft' does not take --seed
+    schedkit.errors.SchedkitError: method 'heft' does not take --gap
     """
     from schedkit.methods import METHODS
 

@@ -28,7 +28,7 @@ class MilpOptions(MethodOptions):
     """``highs`` (embedded), ``cpsat`` (OR-Tools CP-SAT in a worker process, extra ``cpsat``),
     ``auto`` (both raced, see :mod:`schedkit.milp.portfolio`, where OR-Tools is installed and
     two threads are allowed, else ``highs``) or any Pyomo solver name."""
-    time_limit: float | None = None
+    time_limit: float | None = Field(None, gt=0)
     """Seconds before the solver stops (the status is then ``feasible`` or ``no_solution``)."""
     gap: float | None = None
     """Relative MIP gap at which the solver may stop."""
@@ -66,7 +66,7 @@ class MilpOptions(MethodOptions):
             raise ValueError("must be >= 1")
         return value
 
-    @field_validator("time_limit", "gap", "lns_seconds")
+    @field_validator("gap", "lns_seconds")
     @classmethod
     def _non_negative(cls, value):
         if value is not None and value < 0:
