@@ -31,7 +31,7 @@ from typing import Iterable, Sequence
 from schedkit.problem import Problem
 from schedkit.problem.network import Payload
 from schedkit.schedule import Schedule
-from schedkit.timing import fixed_order_times, to_schedule
+from schedkit.timing import device_orders, fixed_order_times, to_schedule
 
 __all__ = ["spec_data", "task_row", "edge_row", "heavier", "sub_problem", "stitch", "orders_by_start"]
 
@@ -130,17 +130,30 @@ def sub_problem(problem: Problem, tasks: Iterable[int], name: str, *,
 
 
 def orders_by_start(problem: Problem, schedule: Schedule, tasks: dict[str, int] | None = None) -> list[list[int]]:
-    """The order of ``schedule``'s tasks on every device of ``problem``, by start then end.
+    """The order of ``schedule``'s tasks on every device of ``problem``: by start, then end,
+    never against the task graph (:func:`~schedkit.timing.device_orders`).
 
     ``tasks`` maps the schedule's task names to task indices of ``problem`` (default: by
-    name; rows it does not name are skipped: twins, stand-ins).
+    name; rows it does not name are skipped: twins, stand-ins). A task of zero duration is
+    in no order (it holds its device for no time): sorted by times alone, two such tasks
+    at one instant, a task and its successor, could be listed the wrong way round, and the
+    stitched orders would contradict the task graph.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> from schedkit.schedule import Schedule, TaskRun
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> s = Schedule(problem="p", method="m", status="feasible", tasks=[
+    ...     TaskRun(task="sample", device="cpu", start=3.3, end=3.5),
+    ...     TaskRun(task="logits", device="cpu", start=3.1, end=3.3)])
+    >>> [[p.tasks[i] for i in order] for order in orders_by_start(p, s)]
+    [[], ['logits', 'sample']]
     """
     index = problem.task_index if tasks is None else tasks
-    orders: list[list[int]] = [[] for _ in problem.devices]
-    rows = sorted((r for r in schedule.tasks if r.task in index), key=lambda r: (r.start, r.end))
-    for row in rows:
-        orders[problem.device_index[row.device]].append(index[row.task])
-    return orders
+    rows = {index[r.task]: r for r in schedule.tasks if r.task in index}
+    device_of = {i: problem.device_index[r.device] for i, r in rows.items()}
+    return device_orders(problem, device_of, {i: r.start for i, r in rows.items()}, among=rows)
 
 
 def stitch(problem: Problem, device_of: Sequence[int], orders: Sequence[Sequence[int]],

@@ -194,7 +194,7 @@ def batched_schedule(problem: Problem, batches, method: str):
     return unrolled.fold(to_schedule(q, device_of, exact, method))
 
 
-def device_orders(problem, device_of, starts) -> list[list[int]]:
+def device_orders(problem, device_of, starts, among=None) -> list[list[int]]:
     """Task order on every device from solver start times, never against the task graph.
 
     Sorting by start alone can put a zero-length task after its successor (equal
@@ -205,15 +205,28 @@ def device_orders(problem, device_of, starts) -> list[list[int]]:
     on a grid of the solver's tolerance (a zero-length task at 1e-9 still starts "at 0").
     A task of zero duration holds its device for no time (as the validator and the
     ``no_overlap`` block say): it is in no device's order, and waits only for its inputs.
+
+    ``among``: order only these tasks (a part's schedule covers some tasks of the
+    problem; ``device_of`` and ``starts`` are then read, by index, for them alone), edges
+    from the other tasks ignored.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> device_orders(p, {4: 1, 5: 1}, {4: 2.0, 5: 2.5}, among=[5, 4])
+    [[], [4, 5]]
     """
-    grid = SOLVER_TOL * max([1.0] + [abs(s) for s in starts])
+    tasks = range(len(problem.tasks)) if among is None else sorted(set(among))
+    inside = set(tasks)
+    grid = SOLVER_TOL * max([1.0] + [abs(starts[i]) for i in tasks])
 
     def key(i):
         start = starts[i]
         return (round(start / grid), round((start + problem.durations[i][device_of[i]]) / grid), i)
 
-    indegree = [len(problem.preds[i]) for i in range(len(problem.tasks))]
-    heap = [key(i) for i in range(len(problem.tasks)) if indegree[i] == 0]
+    indegree = {i: sum(1 for p, _ in problem.preds[i] if p in inside) for i in tasks}
+    heap = [key(i) for i in tasks if indegree[i] == 0]
     heapq.heapify(heap)
     orders: list[list[int]] = [[] for _ in problem.devices]
     while heap:
@@ -221,6 +234,8 @@ def device_orders(problem, device_of, starts) -> list[list[int]]:
         if problem.durations[i][device_of[i]] > 0:
             orders[device_of[i]].append(i)
         for j, _ in problem.succs[i]:
+            if j not in inside:
+                continue
             indegree[j] -= 1
             if indegree[j] == 0:
                 heapq.heappush(heap, key(j))

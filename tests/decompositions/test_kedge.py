@@ -95,3 +95,42 @@ def test_symmetry_in_the_formulation_is_left_out_of_parts_that_tell_the_group_ap
     assert split.makespan == pytest.approx(plain.makespan, rel=1e-6)
     assert split.bound == pytest.approx(plain.bound, rel=1e-6)
     split.validate(p)
+
+
+ZERO_LENGTH_MODULE = {
+    "name": "zero_length_module", "devices": [{"name": "cpu"}],
+    "tasks": [{"name": "a", "durations": {"cpu": 1.0}},
+              {"name": "z1", "durations": {"cpu": 0.0}}, {"name": "z2", "durations": {"cpu": 0.0}},
+              {"name": "z3", "durations": {"cpu": 0.0}}],
+    "edges": [{"src": "a", "dst": "z1", "size": 0}, {"src": "z1", "dst": "z2", "size": 0},
+              {"src": "z1", "dst": "z3", "size": 0}, {"src": "z2", "dst": "z3", "size": 0}],
+}
+
+
+@pytest.fixture
+def rows_backwards():
+    """A method whose schedules list their rows last task first (heft's schedule, rows reversed)."""
+    from schedkit.methods import METHODS, Method, register_method
+
+    class Backwards(Method):
+        """heft, rows reversed."""
+
+        def run(self, problem):
+            result = METHODS.get("heft")().result(problem)
+            schedule = result.schedule.model_copy(update={"tasks": result.schedule.tasks[::-1]})
+            return result.model_copy(update={"schedule": schedule})
+
+    register_method("rows_backwards")(Backwards)
+    yield "rows_backwards"
+    METHODS.unregister("rows_backwards")
+
+
+def test_zero_length_tasks_at_one_instant_keep_the_task_graph_order(rows_backwards):
+    # Regression (MSR Inception-v3, kedge with milp parts: "the device orders contradict the
+    # task graph"): a module's zero-length tasks z1 -> z2 -> z3 all run at t = 1 on one
+    # device; ordered by (start, end) in the order the part's rows came, z3 went before z1.
+    p = Problem.from_dict(ZERO_LENGTH_MODULE)
+    assert kedge_modules(p, 2, min_tasks=1) == [[0], [1, 2, 3]]
+    s = solve(p, "kedge", k=2, min_tasks=1, inner=rows_backwards, executor="serial")
+    assert s.makespan == pytest.approx(1.0)
+    s.validate(p)
