@@ -37,7 +37,8 @@ from schedkit.problem.graph import upward_rank
 from schedkit.timing import DeviceRule
 from schedkit.timing.list_schedule import FinishRule
 
-__all__ = ["order_priority", "upward_rank_priority", "fastest_device_rule", "fastest_devices"]
+__all__ = ["order_priority", "upward_rank_priority", "fastest_device_rule", "fastest_devices",
+           "unit_durations"]
 
 
 # ---------------------------------------------------------------------- priority rules
@@ -80,6 +81,8 @@ def upward_rank_priority(problem: Problem) -> list[float]:
 def fastest_device_rule(problem: Problem) -> DeviceRule:
     """Device rule of MET: the candidate with the shortest duration.
 
+    A task of a collocation group is judged by its group's total duration
+    (:func:`unit_durations`): the group's first task chooses for all of it.
     Ties go to the earliest finish, then to the lowest device index. The candidates are
     the devices :func:`~schedkit.timing.list_schedule` leaves after its memory,
     collocation and link filtering, so a full device is skipped. A
@@ -94,7 +97,32 @@ def fastest_device_rule(problem: Problem) -> DeviceRule:
     >>> rule(0, [(0, 5.0, 5.4), (1, 0.0, 1.8)])   # embed: gpu0 is faster, though it finishes later
     0
     """
-    return FinishRule(problem.durations)
+    return FinishRule(unit_durations(problem))
+
+
+def unit_durations(problem: Problem) -> list[dict[int, float]]:
+    """Each task's durations, a collocated task's replaced by its group's total.
+
+    A group of several tasks shares one device, so what a device costs it is the sum of its
+    members' durations there, on the devices all of them may use.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.from_dict({"devices": [{"name": "a"}, {"name": "b"}],
+    ...     "tasks": [{"name": "w", "durations": {"a": 0, "b": 0}, "colocate": "g"},
+    ...               {"name": "op", "durations": {"a": 9, "b": 1}, "colocate": "g"}]})
+    >>> unit_durations(p)[0]          # the weight costs nothing, its group 9 on a and 1 on b
+    {0: 9.0, 1: 1.0}
+    """
+    tables = list(problem.durations)
+    for members in problem.colocate_groups.values():
+        if len(members) > 1:
+            common = set(problem.allowed[members[0]]).intersection(*(problem.allowed[k] for k in members))
+            total = {d: float(sum(problem.durations[k][d] for k in members)) for d in sorted(common)}
+            for k in members:
+                tables[k] = total
+    return tables
 
 
 def fastest_devices(problem: Problem) -> list[int]:

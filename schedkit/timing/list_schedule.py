@@ -6,7 +6,10 @@ extension schedules of the MILP. It follows the problem semantics of
 transfer between their devices (:func:`~schedkit.timing.resources.arrival`), a
 device runs one task at a time (:class:`~schedkit.timing.resources.Timeline`), a
 task runs only on its allowed devices, and the static memory of the tasks on a
-device fits its capacity.
+device fits its capacity. A collocation group is placed as one unit by the first of its
+tasks to be scheduled: that task's device choice weighs the whole group's work and the
+inputs of its members already known (the earliest finish of the group taken as one task),
+and the group's memory is taken at once.
 
 Cost, for V tasks, E edges and m devices: O((V + E) log V) for the ready queue and
 the timelines (a timeline finds the first gap that holds a task in O(log V) with its
@@ -101,7 +104,8 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
         A fixed mapping (then ``rule`` is not used).
     rule : callable
         ``rule(task, [(device, start, end), ...]) -> device``; default earliest finish.
-        A :class:`FinishRule` is evaluated only on the devices that can win.
+        A :class:`FinishRule` is evaluated only on the devices that can win. For the first
+        task of a collocation group, ``end`` is when the whole group would end on the device.
     insertion : bool
         Let a task fill an idle gap between tasks already on a device.
     transfers : Transfers, optional
@@ -149,6 +153,13 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
     tails = ([-math.inf] * m, [-math.inf] * m, [-math.inf] * m, [math.inf] * m)
     group_device: dict[str, int] = {}
     groups = [t.colocate for t in problem.spec.tasks]
+    # A collocation group of several tasks is placed as one unit by its first task: the choice
+    # binds the others, so it weighs the whole group (see :func:`_unit_finish`), and the
+    # group's memory is taken at once, so that no other task takes the room its members need.
+    units = {g: members for g, members in problem.colocate_groups.items() if len(members) > 1}
+    unit_memory = {g: sum(problem.task_memory[k] for k in members) for g, members in units.items()}
+    unit_devices = {g: set(problem.allowed[members[0]]).intersection(*(problem.allowed[k] for k in members))
+                    for g, members in units.items()}
     congested = transfers is not None and transfers.congested
     fast = device_of is None and isinstance(rule, FinishRule) and not congested and levels is None
     if levels is not None and levels.keeps_order:
@@ -166,21 +177,28 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
             raise ProblemError(f"task {names}: no device has memory for it at any time this list "
                                f"schedule tried (memory_timeline; not a proof that no schedule exists)")
         _, i = heapq.heappop(heap)
-        candidates = _candidates(problem, i, device, free_memory, group_device.get(groups[i]),
-                                 None if device_of is None else device_of[i], limited, connected)
+        group = groups[i]
+        unit = group in units and group not in group_device  # the first task of a group
+        candidates = _candidates(problem, i, device, free_memory, group_device.get(group),
+                                 None if device_of is None else device_of[i], limited, connected,
+                                 unit_memory[group] if unit else None)
+        if unit:
+            candidates = [d for d in candidates if d in unit_devices[group]]
+            if not candidates:
+                raise ProblemError(f"collocation group '{group}': no device it may use holds all its tasks")
         if reserve is not None:
             candidates = reserve.candidates(i, candidates)
             if not candidates:
                 raise ProblemError(f"task '{problem.tasks[i]}': no device keeps room for the tasks to come")
         table = durations[i]
-        if fast and len(candidates) > 1 and rule.first is not None:
+        if fast and not unit and len(candidates) > 1 and rule.first is not None:
             prefer = rule.first[i]
             least = min(prefer[d] for d in candidates)
             candidates = [d for d in candidates if prefer[d] == least]
         if len(candidates) == 1 and levels is None:
             d = candidates[0]
             t = timelines[d].earliest(ready_on(i, d), table[d], insertion)
-        elif fast:
+        elif fast and not unit:
             d, t = _earliest_finish(problem, i, candidates, device, end, timelines, tails, insertion)
         else:
             options = []
@@ -192,7 +210,9 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
                     if ready is None:
                         continue
                 t = timelines[d].earliest(ready, length, insertion)
-                options.append((d, t, t + length))
+                finish = _unit_finish(problem, units[group], d, t, device, end, timelines[d],
+                                      insertion) if unit else t + length
+                options.append((d, t, finish))
             if not options:
                 waiting.append(i)
                 continue
@@ -208,14 +228,17 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
         line.add(t, finish)
         tails[0][d], tails[1][d], tails[2][d], tails[3][d] = (line.last_start, line.last_end,
                                                               line.widest, line.first_start)
-        free_memory[d] -= problem.task_memory[i]
+        if unit:
+            free_memory[d] -= unit_memory[group]
+        elif group not in units:  # a group's memory was taken by its first task
+            free_memory[d] -= problem.task_memory[i]
         if levels is not None:
             levels.place(i, d, t, finish, device, end)
             for k in waiting:  # memory may have been freed: try them again
                 heapq.heappush(heap, (-priority[k], k))
             waiting.clear()
-        if groups[i] is not None:
-            group_device[groups[i]] = d
+        if group is not None:
+            group_device[group] = d
         for j, _ in succs[i]:
             indegree[j] -= 1
             if indegree[j] == 0:
@@ -294,9 +317,41 @@ def _earliest_finish(problem: Problem, i: int, candidates: Sequence[int], device
     return chosen, at
 
 
+def _unit_finish(problem: Problem, members: Sequence[int], d: int, t: float, device: list[int],
+                 end: list[float], timeline: Timeline, insertion: bool) -> float:
+    """When the collocation group ``members`` would end on device ``d``, its first task starting at ``t``.
+
+    The group as one task (HEFT's earliest finish of the contracted group): the summed
+    durations on ``d`` of its members not yet placed, starting when the first task may and
+    the inputs of the others that are already known (placed producers outside the group)
+    have arrived on ``d``, in the first gap of ``d`` that holds it all. The first task alone
+    would judge by its own duration, often none at all (a weight that feeds the group's
+    operator): every device would tie and the group follow the lowest index, however slow
+    its members are there.
+    """
+    length = 0.0
+    ready = t
+    inside = set(members)
+    for k in members:
+        if device[k] >= 0:
+            continue
+        length += problem.durations[k][d]
+        for q, size in problem.preds[k]:
+            if device[q] >= 0 and q not in inside:
+                at = arrival(problem, end[q], size, device[q], d)
+                if at > ready:
+                    ready = at
+    return timeline.earliest(ready, length, insertion) + length
+
+
 def _candidates(problem: Problem, i: int, device: list[int], free_memory: list[float],
                 group_device: int | None, fixed: int | None, limited: bool = True,
-                connected: bool = False) -> Sequence[int]:
+                connected: bool = False, unit_memory: float | None = None) -> Sequence[int]:
+    """The devices task ``i`` may go to now: allowed, memory, its group's device, links.
+
+    ``unit_memory``: the memory of the collocation group ``i`` opens, which the device must
+    hold at once; a later member uses the room its group took.
+    """
     name = problem.tasks[i]
     allowed = problem.allowed[i] if fixed is None else (fixed,)
     if fixed is not None and fixed not in problem.allowed[i]:
@@ -305,7 +360,10 @@ def _candidates(problem: Problem, i: int, device: list[int], free_memory: list[f
         allowed = tuple(d for d in allowed if d == group_device)
         if not allowed:
             raise ProblemError(f"task '{name}': its collocation group sits on a device it cannot use")
-    room = [d for d in allowed if fits(problem.task_memory[i], free_memory[d])] if limited else allowed
+        if unit_memory is None and problem.spec.tasks[i].colocate is not None:
+            limited = False  # the group took its room when its first task was placed
+    need = problem.task_memory[i] if unit_memory is None else unit_memory
+    room = [d for d in allowed if fits(need, free_memory[d])] if limited else allowed
     if not room:
         raise ProblemError(f"task '{name}': no memory left on its devices (heuristic placement)")
     if connected:
