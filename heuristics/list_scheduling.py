@@ -36,7 +36,7 @@ from typing import ClassVar
 from schedkit.problem.bounds import lower_bound
 from schedkit.errors import ProblemError
 from schedkit.heuristics.formulation import HONOURED, FollowsFormulation, FormulationOptions
-from schedkit.heuristics.reservation import Reservation
+from schedkit.heuristics.reservation import MemoryLookahead, Reservation
 from schedkit.methods import MethodOptions
 from schedkit.problem import Problem
 from schedkit.schedule import Result
@@ -55,7 +55,12 @@ class ListSchedulingOptions(FormulationOptions):
 class ListSchedulingMethod(FollowsFormulation):
     """Base class of the list schedulers (not registered itself).
 
-    Subclasses implement :meth:`priority` and :meth:`rule`. Under ``memory_timeline`` a
+    Subclasses implement :meth:`priority` and :meth:`rule`. A collocation group is placed as
+    one unit, by its whole duration and memory (:func:`~schedkit.timing.list_schedule`); a
+    device that would leave too little memory for the units to come that only limited
+    devices hold is not offered (:class:`~schedkit.heuristics.reservation.MemoryLookahead`),
+    and should the schedule still get stuck, it is made again with a
+    :class:`~schedkit.heuristics.reservation.Reservation`. Under ``memory_timeline`` a
     task starts only where and when it fits, and waits while it fits nowhere
     (:class:`~schedkit.timing.levels.MemoryLevels`).
     """
@@ -76,8 +81,10 @@ class ListSchedulingMethod(FollowsFormulation):
         priority, rule = self.priority(problem), self.rule(problem)
         transfers = self.transfers(problem)
         try:
+            # Each choice leaves room for the units to come that only limited devices hold.
             device_of, start = list_schedule(problem, priority, rule=rule, insertion=self.options.insertion,
-                                             transfers=transfers, levels=self.levels(problem, transfers))
+                                             transfers=transfers, reserve=MemoryLookahead.build(problem),
+                                             levels=self.levels(problem, transfers))
         except ProblemError:
             # Memory or links used up greedily: again, keeping room for the tasks to come.
             transfers = self.transfers(problem)
