@@ -115,6 +115,9 @@ class MemoryLookahead:
         self.classes = classes
         # need[A]: the memory of the units to come whose class lies within A.
         self.within = [[a for a, big in enumerate(classes) if small <= big] for small in classes]
+        self.within_set = [set(w) for w in self.within]
+        self.total = [sum(self.free[d] for d in members) for members in classes]  # free memory in all
+        self.witness = [min(members) for members in classes]
         self.need = [0.0] * len(classes)
         self.largest: list[list[tuple[float, int]]] = [[] for _ in classes]
         for u, c in enumerate(unit_class):
@@ -134,10 +137,18 @@ class MemoryLookahead:
         space = PlacementSpace(problem)
         index: dict[frozenset[int], int] = {}
         unit_class = [-1] * len(space.units)
+        smallest = min(space.capacity)
+        known: dict[tuple[int, ...], int] = {}  # a unit every device holds: its class is its devices
         for u, devices in enumerate(space.devices):
+            every = fits(space.memory[u], smallest)
+            if every and devices in known:
+                unit_class[u] = known[devices]
+                continue
             holds = frozenset(d for d in devices if fits(space.memory[u], space.capacity[d]))
             if holds and all(space.capacity[d] < math.inf for d in holds):
                 unit_class[u] = index.setdefault(holds, len(index))
+            if every:
+                known[devices] = unit_class[u]
         if not index:
             return None
         classes = list(index)
@@ -158,24 +169,52 @@ class MemoryLookahead:
             return second
         return -heap[0][0] if heap else 0.0
 
-    def _keeps(self, u: int, d: int) -> bool:
+    def _room(self, a: int, amount: float, exclude: int = -1) -> bool:
+        """Whether a device of class ``a`` (not ``exclude``) has ``amount`` of memory free.
+
+        The last device found is tried first: free memory only shrinks, and the largest unit
+        to come with it, so it mostly answers at once.
+        """
+        free, w = self.free, self.witness[a]
+        if w != exclude and fits(amount, free[w]):
+            return True
+        for k in self.classes[a]:
+            if k != exclude and fits(amount, free[k]):
+                self.witness[a] = k
+                return True
+        return False
+
+    def _enough(self, u: int, a: int) -> bool:
+        """Whether class ``a`` still holds, in all, the units to come within it with ``u`` placed in it."""
         memory, own = self.space.memory[u], self.unit_class[u]
-        free = self.free
-        for a in self.of_device[d]:
-            members = self.classes[a]
-            need = self.need[a] - (memory if own >= 0 and a in self.within[own] else 0.0)
-            left = sum(free[k] for k in members) - memory
-            if not fits(need, left):
+        need = self.need[a] - (memory if own >= 0 and a in self.within_set[own] else 0.0)
+        return fits(need, self.total[a] - memory)
+
+    def _all_keep(self, u: int) -> bool:
+        """Whether ``u`` may go anywhere: every class keeps its room wherever ``u`` lands."""
+        memory = self.space.memory[u]
+        for a in range(len(self.classes)):
+            if not self._enough(u, a):
                 return False
             largest = self._top(a, u)
-            if largest and not any(fits(largest, free[k] - (memory if k == d else 0.0)) for k in members):
+            if largest and not self._room(a, largest + memory):
+                return False
+        return True
+
+    def _keeps(self, u: int, d: int) -> bool:
+        memory = self.space.memory[u]
+        for a in self.of_device[d]:
+            if not self._enough(u, a):
+                return False
+            largest = self._top(a, u)
+            if largest and not (fits(largest, self.free[d] - memory) or self._room(a, largest, exclude=d)):
                 return False
         return True
 
     def candidates(self, i: int, devices):
         """The devices of ``devices`` on which task ``i`` leaves room for the units to come."""
         u = self.space.unit_of[i]
-        if self.placed[u]:
+        if self.placed[u] or self._all_keep(u):
             return devices
         return [d for d in devices if self._keeps(u, d)]
 
@@ -187,6 +226,8 @@ class MemoryLookahead:
         self.placed[u] = True
         memory, own = self.space.memory[u], self.unit_class[u]
         self.free[d] -= memory
+        for a in self.of_device[d]:
+            self.total[a] -= memory
         if own >= 0:
             for a in self.within[own]:
                 self.need[a] -= memory
