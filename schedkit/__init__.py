@@ -4,7 +4,7 @@ Examples
 --------
 >>> import schedkit
 >>> problem = schedkit.Problem.load("examples/tiny.yaml")
->>> schedule = schedkit.solve(problem)        # the latency MILP on HiGHS
+>>> schedule = schedkit.solve(problem)        # auto: heuristics, bridge DP, the exact race
 >>> schedule.status, round(schedule.makespan, 3)
 ('optimal', 4.516)
 """
@@ -18,6 +18,7 @@ from schedkit.blocks import Block, register_block
 from schedkit.milp.formulation import Formulation, get_formulation
 from schedkit.methods import Method, MethodOptions, list_methods, register_method, solve
 from schedkit import milp as _milp  # registers the 'milp' method
+from schedkit import auto as _auto  # registers the 'auto' method
 
 __version__ = "0.1.0"
 

@@ -158,14 +158,15 @@ def method_options(name: str) -> list[str]:
     return list(METHODS.get(name).Options.model_fields)
 
 
-def solve(problem, method: str = "milp", **options: Any) -> Schedule:
+def solve(problem, method: str = "auto", **options: Any) -> Schedule:
     """Solve ``problem`` with the registered ``method``; the schedule is validated.
 
     Parameters
     ----------
     problem : Problem, ProblemSpec, dict or path
     method : str
-        A name from :func:`list_methods` (``milp`` by default).
+        A name from :func:`list_methods`: by default ``auto``, schedkit's best under one time
+        budget (60 s unless ``time_limit`` says otherwise; it stops early on a proof).
     **options
         The method's options (``time_limit``, ``seed``...).
     """

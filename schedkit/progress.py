@@ -1,10 +1,11 @@
 """Progress on a terminal: a one-line bar on stderr, silent when piped or quiet.
 
-No dependency: the line is written with ``\\r`` and erased when the work ends, so the
-summary printed after it starts on a clean line. :class:`Progress` counts steps (the
-parts of a decomposition, the iterations of a search, benchmark cases); :class:`Ticker`
-shows the time spent against a time limit while one long call runs (a MILP solve);
-:func:`steps` gives a ``show(done, total)`` callback for code that reports steps. All draw
+:class:`Progress` counts steps (the parts of a decomposition, the iterations of a search,
+benchmark cases); :class:`Ticker` shows the time spent against a time limit while one long
+call runs (a MILP solve); :func:`steps` gives a ``show(done, total)`` callback for code that
+reports steps. These three write the line with ``\\r`` and erase it when the work ends, so
+the summary printed after it starts on a clean line. :class:`PhaseLine` shows a method's
+phases, incumbent, bound and gap, drawn by ``rich``. All draw
 only when standard error is a terminal, outside a :func:`silenced` block; otherwise
 every call does nothing.
 
@@ -28,7 +29,7 @@ import threading
 import time
 from typing import IO, Iterator
 
-__all__ = ["Progress", "Ticker", "terminal", "silenced", "steps"]
+__all__ = ["Progress", "Ticker", "PhaseLine", "terminal", "silenced", "steps"]
 
 _WIDTH = 21
 
@@ -233,3 +234,79 @@ def steps(label: str, unit: str = "", stream: IO | None = None):
             del state["bar"]
 
     return show
+
+
+class PhaseLine:
+    """A live line of a method that runs phases (``auto``): phase, elapsed time, incumbent,
+    bound and gap, redrawn four times a second by `rich <https://rich.readthedocs.io>`_ on
+    stderr and erased at the end. Off a terminal, or silenced, it draws nothing.
+
+    Call it with each event (any object with ``phase``, ``makespan``, ``bound`` and ``gap``);
+    an event whose phase is ``done`` closes the line.
+
+    Parameters
+    ----------
+    label : str
+        The method (``"auto"``).
+    limit : float, optional
+        Its time limit in seconds.
+    stream : file, optional
+        Where to draw (stderr).
+    enabled : bool, optional
+        Draw or not; by default only on a terminal (:func:`terminal`).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Event
+    >>> line = PhaseLine("auto", limit=60, enabled=False)
+    >>> line(Event(phase="exact", makespan=12.5, bound=10.0, gap=0.2))
+    >>> line.line(elapsed=3.04)
+    'auto  exact  3.0 s of 60 s  incumbent 12.5  bound 10  gap 20.00%'
+    """
+
+    def __init__(self, label: str, limit: float | None = None, stream: IO | None = None,
+                 enabled: bool | None = None):
+        self.label, self.limit = label, limit
+        self.stream = sys.stderr if stream is None else stream
+        self.enabled = terminal(self.stream) if enabled is None else enabled
+        self.began = time.perf_counter()
+        self.event = None
+        self._live = None
+
+    def line(self, elapsed: float | None = None) -> str:
+        """The text shown ``elapsed`` seconds after the start (by default: now)."""
+        elapsed = time.perf_counter() - self.began if elapsed is None else elapsed
+        event = self.event
+        text = f"{self.label}  {getattr(event, 'phase', 'starting')}  {elapsed:.1f} s"
+        if self.limit:
+            text += f" of {self.limit:g} s"
+        if event is not None and event.makespan is not None:
+            text += f"  incumbent {event.makespan:.6g}"
+        if event is not None and event.bound is not None:
+            text += f"  bound {event.bound:.6g}"
+        if event is not None and event.gap is not None:
+            text += f"  gap {100 * event.gap:.2f}%"
+        return text
+
+    def __rich__(self):
+        from rich.text import Text
+
+        return Text(self.line())
+
+    def __call__(self, event) -> None:
+        if event.phase == "done":
+            self.close()
+            return
+        self.event = event
+        if self.enabled and self._live is None and not _SILENCED.get():
+            from rich.console import Console
+            from rich.live import Live
+
+            self._live = Live(self, console=Console(file=self.stream), transient=True, refresh_per_second=4)
+            self._live.start()
+
+    def close(self) -> None:
+        """Erase the line (a later event draws a new one)."""
+        if self._live is not None:
+            self._live.stop()
+            self._live = None

@@ -19,7 +19,7 @@ def test_family_conformance(name, case):
 @pytest.mark.parametrize("name", METHODS.names())
 def test_method_conformance(name):
     # One thread: the same options must give the same schedule twice.
-    check_method(name, **({"threads": 1} if name == "milp" else {}))
+    check_method(name, **({"threads": 1} if name in ("milp", "auto") else {}))
 
 
 def test_milp_proves_every_optimum_of_the_catalogue():

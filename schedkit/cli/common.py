@@ -35,6 +35,36 @@ def finite_float(text: str) -> float:
     return value
 
 
+class NoLimit:
+    """``--time-limit none``: the limit lifted (the method's option is then ``None``)."""
+
+    def __repr__(self) -> str:
+        return "none"
+
+
+NO_LIMIT = NoLimit()
+
+
+def time_limit(text: str) -> float | NoLimit:
+    """argparse type of ``--time-limit``: a finite number of seconds, or ``none`` (no limit).
+
+    Examples
+    --------
+    >>> time_limit("30"), time_limit("none")
+    (30.0, none)
+    >>> time_limit("soon")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: 'soon' is not a number of seconds nor 'none'
+    """
+    if text.strip().lower() == "none":
+        return NO_LIMIT
+    try:
+        return finite_float(text)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} of seconds nor 'none'") from None
+
+
 def files(inputs: tuple[str, ...] = (), outputs: dict[str, tuple[str, ...]] | None = None) -> dict:
     """Defaults for ``set_defaults`` that name a command's input and output file arguments.
 

@@ -19,21 +19,23 @@ Examples
 from __future__ import annotations
 
 import argparse
-import sys
 import re
+import sys
+import time
 import types
 import typing
 from dataclasses import dataclass
 from typing import Any
 
-from schedkit.cli.common import EXIT_NO_SCHEDULE, SCHEDULE_FILES, files, finite_float, load_problem
+from schedkit.cli.common import EXIT_NO_SCHEDULE, NO_LIMIT, SCHEDULE_FILES, files, finite_float, load_problem, \
+    time_limit
 from schedkit.cli.pictures import PLOT_FILES, REPORT_FILES
 from schedkit.errors import OptionError, SchedkitError
 from schedkit.registry import attribute_docs
 
 __all__ = ["SolveFlag", "solve_flags", "field_help", "add_solve_command", "solve_options", "run_solve"]
 
-DEFAULT_METHOD = "milp"
+DEFAULT_METHOD = "auto"
 FIXED_SHORT = {"verbose": "-v"}
 """Short flags the command line gives to option fields itself."""
 LENIENT = {"verbose"}
@@ -42,6 +44,8 @@ RESERVED = {"problem", "method", "show", "output", "help", "handler", "command",
             "plot", "report", "quiet"}
 """Names of the solve command's own arguments; no option field may take them."""
 _SCALARS = (int, float, str, bool)
+#: The time limit a method gets when loading took all of it: its quickest answer.
+MIN_SECONDS_LEFT = 0.01
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,8 @@ class SolveFlag:
                                 action=argparse.BooleanOptionalAction, default=None, help=help_text)
         else:
             kind = finite_float if self.kind is float else self.kind
+            if self.name == "time_limit":
+                kind = time_limit  # (a number, or 'none': no limit)
             parser.add_argument(*self.option_strings, dest=self.name, type=kind, default=None,
                                 metavar=self.name.upper(), help=help_text)
 
@@ -344,7 +350,7 @@ def solve_options(args: argparse.Namespace) -> dict:
             if flag.name in LENIENT:
                 continue
             raise SchedkitError(f"method '{args.method}' does not take {flag.long}")
-        options[flag.name] = value
+        options[flag.name] = None if value is NO_LIMIT else value
     return options
 
 
@@ -373,9 +379,14 @@ def run_solve(args: argparse.Namespace) -> int:
     from schedkit.report import format_schedule
     from schedkit.validate import ignored_data
 
+    began = time.perf_counter()          # (a time limit counts the loading too)
     problem = load_problem(args.problem)
     options = solve_options(args)        # first: it names a bad --method as such
     method = METHODS.get(args.method)(**options)
+    limit = method.options.time_limit
+    if limit is not None:
+        left = max(limit - (time.perf_counter() - began), MIN_SECONDS_LEFT)
+        method = METHODS.get(args.method)(**{**options, "time_limit": left})
     for note in ignored_data(problem, method.blocks(problem)):
         print(f"schedkit: note: {note}", file=sys.stderr)
     schedule = solve_with_progress(method, problem, args.method, quiet=getattr(args, "quiet", False))

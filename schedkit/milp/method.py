@@ -85,9 +85,15 @@ class Milp(Method):
 
     Options = MilpOptions
 
-    def __init__(self, formulation=None, **options):
+    def __init__(self, formulation=None, start=None, **options):
+        """``formulation``: a preset name, a file, or a :class:`Formulation` (or its data);
+        ``start``: a schedule that starts the solver instead of the automatic search (a
+        composite method's incumbent, see :mod:`schedkit.auto`); like any start, it only
+        counts when every block of the formulation accepts it. ``options``: :class:`MilpOptions`."""
         from schedkit.milp.formulation import Formulation, get_formulation
         from schedkit.milp.solvers import get_adapter
+
+        self.start = start
 
         try:
             if isinstance(formulation, (Formulation, dict)):
@@ -219,6 +225,8 @@ class Milp(Method):
     def _start(self, problem: Problem, deadline: float | None):
         """The schedule that starts the solver (``None``: none asked for or none found)."""
         o = self.options
+        if self.start is not None and o.warm_start != "none":
+            return self.start
         if o.warm_start == "auto":
             return _search_start(problem, deadline, self.formulation)
         if o.warm_start == "none":

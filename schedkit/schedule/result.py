@@ -84,6 +84,8 @@ class Result(BaseModel):
         A line for the user: why the method stopped without a schedule, for instance.
     formulation : dict or None
         The formulation (data) the schedule was judged by; the schedule file records it.
+    phases : list of dict or None
+        The phases of a method that runs others (``auto``), as the schedule file records them.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -98,6 +100,7 @@ class Result(BaseModel):
     problem: str = ""
     message: str | None = None
     formulation: dict | None = None
+    phases: list[dict] | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> Result:
@@ -135,7 +138,7 @@ class Result(BaseModel):
         """The schedule file: the rows, with the derived status, bound, objective and time."""
         update = {"status": self.status, "bound": self.bound, "solve_seconds": self.seconds,
                   "method": self.method, "problem": self.problem, "formulation": self.formulation,
-                  "message": self.message}
+                  "message": self.message, "phases": self.phases}
         if self.schedule is None:
             return Schedule(**update)
         return self.schedule.model_copy(update=update | {"objective": self.objective})

@@ -75,6 +75,9 @@ class Schedule(BaseModel):
     ``schedkit validate`` judges it by the same blocks."""
     message: str | None = None
     """Why the method answered as it did, when it has more to say than the status."""
+    phases: list[dict] | None = None
+    """How a method that runs others (``auto``) spent its time: one entry per phase, with
+    its ``phase``, ``method``, ``seconds``, ``makespan``, ``bound`` and ``note``."""
     tasks: list[TaskRun] = []
     transfers: list[Transfer] = []
 

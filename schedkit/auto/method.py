@@ -1,0 +1,253 @@
+"""The ``auto`` method: schedkit's best schedule of a problem under one wall-clock budget.
+
+It reads the problem's structure (:func:`~schedkit.auto.profile.profile`), takes a fast
+incumbent from the list heuristics, then runs the phases of :func:`~schedkit.auto.plan.plan`
+(``bridge_dp``, the exact race, ``kedge``, local search), each started from the best
+schedule so far and given its share of the time left. The result carries the best
+schedule, valid under ``auto``'s formulation, and the best lower bound any phase proved;
+it is ``optimal`` only when that is proven for the whole problem. The schedule file's
+``phases`` and ``message`` say which phase gave the schedule and which the bound.
+
+Without ``time_limit``, the budget is :data:`DEFAULT_BUDGET` seconds; ``time_limit=None``
+lifts it (``--time-limit none``). ``auto`` stops early once the bound meets the incumbent.
+
+Examples
+--------
+>>> from schedkit import Problem, solve
+>>> s = solve(Problem.load("examples/tiny.yaml"), "auto", time_limit=20)
+>>> s.status, round(s.makespan, 3), s.method
+('optimal', 4.516, 'auto')
+>>> [(p["phase"], p["method"]) for p in s.phases]
+[('incumbent', 'heft'), ('incumbent', 'greedy'), ('bridge_dp', 'bridge_dp')]
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import Field, field_validator
+
+from schedkit.auto.plan import Phase, plan
+from schedkit.auto.profile import profile
+from schedkit.auto.state import AutoEvent, Incumbent
+from schedkit.errors import OptionError, SchedkitError
+from schedkit.methods import METHODS, Method, MethodOptions, register_method
+from schedkit.problem import Problem
+from schedkit.progress import silenced
+from schedkit.schedule import Quality, Result, Termination
+
+__all__ = ["Auto", "AutoOptions", "DEFAULT_BUDGET"]
+
+#: Seconds ``auto`` spends when no ``time_limit`` is given.
+DEFAULT_BUDGET = 60.0
+#: Share of the budget (at least :data:`RESERVE_MIN` s) kept for validating and writing the answer.
+RESERVE_SHARE = 0.03
+RESERVE_MIN = 0.3
+#: A phase that would get less than this many seconds is skipped.
+MIN_PHASE_SECONDS = 0.5
+#: The list heuristics that give the incumbent (those registered run, while time is left;
+#: the first always runs, so that a budget too small for any phase still gets a schedule).
+INCUMBENT_METHODS = ("heft", "chain_split", "greedy")
+#: From this many tasks, ``greedy`` (no insertion: about 60 % of HEFT's time) runs first.
+LARGE = 2000
+
+
+class AutoOptions(MethodOptions):
+    """Options of the ``auto`` method."""
+
+    formulation: str = Field("latency", json_schema_extra={"flag": "-f"})
+    """A preset name or a YAML/JSON formulation file: every phase's schedule must satisfy it."""
+    time_limit: float | None = Field(DEFAULT_BUDGET, gt=0)
+    """Wall-clock seconds for the whole method, loading and building included (``auto``:
+    60 by default, ``none`` for no limit)."""
+    executor: str = "process"
+    """Where the parts of the decomposition phases run (see the decomposition methods)."""
+    verbose: bool = False
+    """Print each phase (method, time, schedule, bound) on standard error as it ends."""
+
+    @field_validator("formulation", mode="before")
+    @classmethod
+    def _path_to_str(cls, value):
+        return str(value) if isinstance(value, Path) else value
+
+
+@register_method("auto")
+class Auto(Method):
+    """Schedkit's best under one time budget: heuristics, bridge DP, the exact race, k-edge, local search."""
+
+    Options = AutoOptions
+
+    def __init__(self, progress: Callable[[AutoEvent], None] | None = None, **options: Any):
+        from schedkit.milp.formulation import get_formulation
+
+        super().__init__(**options)
+        try:
+            self.formulation = get_formulation(self.options.formulation)
+        except SchedkitError as exc:
+            raise OptionError("formulation", str(exc)) from None
+        if progress is None:  # (a line on the terminal; nothing off it)
+            from schedkit.progress import PhaseLine
+
+            line = PhaseLine("auto", limit=self.options.time_limit)
+            progress = line if line.enabled else None
+        self.progress = progress
+
+    def blocks(self, problem: Problem) -> list:
+        """The formulation's blocks: every phase's schedule is judged by them."""
+        return list(self.formulation.blocks)
+
+    def formulation_data(self, problem: Problem) -> dict:
+        return self.formulation.to_data()
+
+    runs_batches = True  # (a workload goes to the MILP, with a formulation that has 'batching')
+
+    def run_batches(self, problem: Problem) -> Result:
+        return self.run(problem)
+
+    def run(self, problem: Problem) -> Result:
+        o = self.options
+        began = time.perf_counter()
+        deadline = None
+        if o.time_limit is not None:
+            deadline = began + o.time_limit - max(RESERVE_MIN, RESERVE_SHARE * o.time_limit)
+        state = Incumbent(problem, self.blocks(problem), self._event)
+        shape = profile(problem)
+        cut_short = False
+        try:
+            self._incumbent(problem, state, deadline)
+            for phase in plan(shape):
+                if state.finished:
+                    break
+                left = _left(deadline)
+                seconds = None if left is None else phase.share * left
+                if seconds is not None and seconds < max(phase.least, MIN_PHASE_SECONDS):
+                    state.skip(phase.name, phase.method, f"{seconds:.1f} s left for it, it needs "
+                                                         f"{max(phase.least, MIN_PHASE_SECONDS):.1f} s")
+                    cut_short = True
+                    continue
+                self._phase(problem, state, phase, seconds)
+            if o.verbose:
+                _print_phases(shape.describe(), state)
+        finally:  # (the progress line ends, whatever happened)
+            self._event(AutoEvent("done", state.elapsed, state.makespan, state.bound))
+        return self._result(problem, state, cut_short or (deadline is not None and _left(deadline) <= 0), began)
+
+    def _event(self, event: AutoEvent) -> None:
+        if self.progress is not None:
+            self.progress(event)
+
+    # ------------------------------------------------------------------ phases
+    def _incumbent(self, problem: Problem, state: Incumbent, deadline: float | None) -> None:
+        """The list heuristics' best schedule (a heuristic that cannot place says why, in its phase)."""
+        order = sorted(INCUMBENT_METHODS, key=lambda name: name != "greedy") \
+            if len(problem.tasks) >= LARGE else INCUMBENT_METHODS
+        for name in order:
+            if name not in METHODS.names():
+                continue
+            if state.schedule is not None and _left(deadline) is not None and _left(deadline) <= 0:
+                state.skip("incumbent", name, "no time left")
+                continue
+            state.begin("incumbent", name)
+            self._offer(problem, state, name, {"formulation": self.formulation.to_data()})
+
+    def _phase(self, problem: Problem, state: Incumbent, phase: Phase, seconds: float | None) -> None:
+        o = self.options
+        if phase.name == "refine":
+            return self._refine(problem, state, seconds)
+        inner = {"formulation": self.formulation.to_data(), "seed": o.seed}
+        if phase.method == "milp":
+            why = self._too_large(problem, seconds)
+            if why is not None:
+                state.skip(phase.name, phase.method, why)
+                return
+            options = {**inner, "threads": o.threads, "time_limit": seconds}
+            state.begin(phase.name, phase.method)
+            return self._offer(problem, state, "milp", _given(options), start=state.schedule)
+        options = {"inner": "milp", "inner_options": inner, "executor": o.executor, "time_limit": seconds,
+                   "seed": o.seed, "threads": o.threads}
+        state.begin(phase.name, phase.method)
+        self._offer(problem, state, phase.method, _given(options))
+
+    def _offer(self, problem: Problem, state: Incumbent, name: str, options: dict, **extra: Any) -> None:
+        """Run the registered method ``name``; its result goes to ``state``, a refusal to the log."""
+        try:
+            cls = METHODS.get(name)
+            kept = {k: v for k, v in options.items() if k in cls.Options.model_fields}
+            with silenced():
+                result = cls(**kept, **extra).result(problem)
+        except SchedkitError as exc:  # the method does not apply here: one note, the plan goes on
+            state.end(note=str(exc).splitlines()[0])
+            return
+        state.offer(result)
+        state.end(note=result.message)
+
+    def _refine(self, problem: Problem, state: Incumbent, seconds: float | None) -> None:
+        from schedkit.decompose.refine import refined
+
+        if state.schedule is None:
+            state.skip("refine", "refine", "no schedule to refine")
+            return
+        state.begin("refine", "refine")
+        singles = [[i] for i in range(len(problem.tasks))]
+        try:
+            better = refined(problem, state.schedule, singles, REFINE_UNBOUNDED if seconds is None else seconds,
+                             method="auto")
+        except SchedkitError as exc:
+            state.end(note=str(exc).splitlines()[0])
+            return
+        if better is state.schedule:
+            state.end(note="no improvement")
+            return
+        state.offer(Result.heuristic(better.model_copy(update={"status": "heuristic"})))
+        state.end()
+
+    def _too_large(self, problem: Problem, seconds: float | None) -> str | None:
+        from schedkit.milp.budget import model_size, too_large
+
+        return too_large(model_size(self.formulation, problem), seconds)
+
+    # ------------------------------------------------------------------ answer
+    def _result(self, problem: Problem, state: Incumbent, cut_short: bool, began: float) -> Result:
+        termination = Termination.TIME_LIMIT if cut_short and not state.optimal else Termination.FINISHED
+        phases = state.records()
+        if state.schedule is None and state.infeasible_from is not None:
+            return Result(termination=Termination.FINISHED, quality=Quality.INFEASIBLE, method="auto",
+                          problem=problem.name, seconds=time.perf_counter() - began, phases=phases,
+                          message=f"{state.infeasible_from} proved that no schedule exists")
+        if state.schedule is None:
+            why = "; ".join(f"{p['method']}: {p['note']}" for p in phases if p.get("note"))
+            return Result.nothing("auto", problem.name, termination, message=f"no phase found a schedule ({why})",
+                                  bound=state.bound, provenance="heuristic").model_copy(update={"phases": phases})
+        quality = Quality.OPTIMAL if state.optimal else Quality.FEASIBLE
+        provenance = "exact" if quality is Quality.OPTIMAL else state.provenance
+        said = f"schedule from {state.schedule_from}"
+        if state.bound_from is not None:
+            said += f", bound from {state.bound_from}"
+        return Result(termination=termination, quality=quality, provenance=provenance, method="auto",
+                      schedule=state.schedule.model_copy(update={"method": "auto"}), bound=state.bound,
+                      seconds=time.perf_counter() - began, message=said, phases=phases)
+
+
+#: Seconds of local search when ``auto`` runs without a time limit.
+REFINE_UNBOUNDED = 30.0
+
+
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else deadline - time.perf_counter()
+
+
+def _given(options: dict) -> dict:
+    """The options that are set (``None`` leaves a method's own default)."""
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def _print_phases(shape: str, state: Incumbent) -> None:
+    import sys
+
+    print(f"auto: {shape}", file=sys.stderr)
+    for p in state.records():
+        figures = " ".join(f"{k}={p[k]:.6g}" for k in ("makespan", "bound") if k in p)
+        print(f"auto: {p['phase']:<10} {p['method']:<12} {p.get('seconds', 0):7.2f} s {p.get('status', ''):<11} "
+              f"{figures}{'  ' + p['note'] if p.get('note') else ''}", file=sys.stderr)

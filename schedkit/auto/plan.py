@@ -1,0 +1,91 @@
+"""Which phases ``auto`` runs on a problem, in which order, with which share of the time left.
+
+A pure function of the problem's :class:`~schedkit.auto.profile.Profile`, so that the
+plan is documented and tested apart from the methods it calls:
+
+1. ``incumbent``: list heuristics (HEFT, and the chain split where memory forces several
+   devices): a valid schedule within a second or two, whatever comes next.
+2. ``bridge_dp`` when the graph has bridges or articulation points: exact on a chain of
+   modules (DiviML's MILP-SPLIT), often a proof in seconds. It refuses, in one line that
+   the schedule file's phases record, a memory capacity that can bind (memory is shared by
+   every module on a device).
+3. ``exact``: the MILP raced with CP-SAT on the whole problem, started from the incumbent,
+   when its model fits the time and memory left (:func:`~schedkit.milp.budget.too_large`).
+   On small graphs (at most :data:`SMALL` tasks) it comes first after ``bridge_dp`` and
+   takes most of the time: it proves what it finds.
+4. ``kedge`` on larger graphs: modules from k-edge-connected components, solved exactly in
+   topological order, with DiviML's lower bound.
+5. ``refine``: local search on the incumbent's devices (windows re-placed by earliest
+   finish, swaps, moves; :func:`~schedkit.decompose.refine.refined`) with the time left.
+
+Each phase starts from the best schedule so far and stops at its share of the time left;
+``auto`` stops as soon as the bound meets the incumbent.
+
+Examples
+--------
+>>> from schedkit import Problem
+>>> from schedkit.auto.profile import profile
+>>> [(p.name, p.share) for p in plan(profile(Problem.load("examples/hetero20.yaml")))]
+[('bridge_dp', 0.8), ('exact', 0.85), ('refine', 1.0)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from schedkit.auto.profile import Profile
+
+__all__ = ["Phase", "plan", "SMALL"]
+
+#: Graphs up to this many tasks go to the exact solve first (after ``bridge_dp``).
+SMALL = 300
+#: ``kedge`` runs on graphs of at least this many tasks.
+KEDGE_MIN_TASKS = 100
+#: The least time a decomposition phase needs to be worth starting: seconds, and seconds per
+#: task (measured: ``kedge`` takes 2-4 s to split 600 tasks before its parts run).
+SPLIT_LEAST, SPLIT_LEAST_PER_TASK = 3.0, 0.008
+#: The same for the exact solve (a model to build before any search).
+EXACT_LEAST, EXACT_LEAST_PER_TASK = 1.0, 0.002
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase of the plan.
+
+    Attributes
+    ----------
+    name : str
+        ``bridge_dp``, ``exact``, ``kedge`` or ``refine``.
+    method : str
+        The registered method it runs (``milp`` for ``exact``; ``refine`` is the kernel's
+        local search, not a registered method).
+    share : float
+        The share of the time left (after the reserve) that it may take.
+    """
+
+    name: str
+    method: str
+    share: float
+    least: float = 0.5
+    """Seconds below which the phase is skipped: what it costs before it can return anything
+    (a decomposition splits the graph and starts its workers; a MILP builds its model)."""
+
+
+def plan(profile: Profile) -> list[Phase]:
+    """The phases after the incumbent for a problem of this ``profile`` (see above)."""
+    phases = []
+    exact = EXACT_LEAST + EXACT_LEAST_PER_TASK * profile.tasks
+    split = SPLIT_LEAST + SPLIT_LEAST_PER_TASK * profile.tasks
+    if profile.inputs > 1:  # a workload in batches: only the MILP splits inputs
+        return [Phase("exact", "milp", 1.0, exact)]
+    if profile.cuts:
+        # (exact when it completes: it gets most of the time, and a proof ends auto)
+        phases.append(Phase("bridge_dp", "bridge_dp", 0.8, split))
+    if profile.tasks <= SMALL:
+        phases.append(Phase("exact", "milp", 0.85, exact))
+    else:
+        if profile.tasks >= KEDGE_MIN_TASKS:
+            phases.append(Phase("kedge", "kedge", 0.6, split))
+        phases.append(Phase("exact", "milp", 0.5, exact))
+    phases.append(Phase("refine", "refine", 1.0))
+    return phases
