@@ -126,7 +126,10 @@ def unit_durations(problem: Problem) -> list[dict[int, float]]:
 
 
 def fastest_devices(problem: Problem) -> list[int]:
-    """Each task's fastest allowed device (ties: the lowest index), ignoring memory and collocation.
+    """Each task's fastest allowed device (ties: the lowest index), ignoring memory.
+
+    A collocated task goes with its group, to the device where the group's total duration is
+    least (:func:`unit_durations`), so that the string keeps the group together.
 
     Examples
     --------
@@ -135,4 +138,4 @@ def fastest_devices(problem: Problem) -> list[int]:
     >>> [p.devices[d] for d in fastest_devices(p)][:4]
     ['p3', 'p1', 'p1', 'p2']
     """
-    return [min(table, key=lambda d: (table[d], d)) for table in problem.durations]
+    return [min(table, key=lambda d: (table[d], d)) for table in unit_durations(problem)]
