@@ -6,12 +6,13 @@ Examples
 >>> p = Problem.load("examples/tiny.yaml")
 >>> round(critical_path_bound(p), 3), round(load_bound(p), 3)
 (3.3, 3.483)
->>> lower_bound(p) == max(critical_path_bound(p), load_bound(p), device_bound(p))
+>>> lower_bound(p) == max(critical_path_bound(p), load_bound(p), device_bound(p), memory_bound(p))
 True
 """
 
 from __future__ import annotations
 
+from schedkit.problem.memory_bound import memory_bound
 from schedkit.problem.problem import Problem
 
 
@@ -93,9 +94,55 @@ def per_task_bounds(problem: Problem) -> list[float]:
     return [p.heads[i] + p.min_duration[i] + p.tails[i] for i in range(len(p.tasks))]
 
 
-def lower_bound(problem: Problem) -> float:
+def lower_bound(problem: Problem, *, memory: bool = True, communication: bool = True) -> float:
     """The best of the bounds above (with a workload of several inputs, the batches' bound:
-    :meth:`~schedkit.problem.batches.Batches.lower_bound`)."""
+    :meth:`~schedkit.problem.batches.Batches.lower_bound`).
+
+    The bounds hold for every schedule of the problem's own semantics. A formulation that
+    drops some of them solves a relaxation, whose schedules only a weaker bound holds for:
+    ``memory=False`` (no static ``memory`` capacities) or ``communication=False`` (no
+    transfer delays) leave out what :func:`~schedkit.problem.memory_bound.memory_bound`
+    draws from them (without memory, all of it). Computed once per problem and flags.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> lower_bound(p, memory=False) <= lower_bound(p)
+    True
+    """
     if problem.inputs > 1:  # the bounds above count one input
         return problem.batches.lower_bound(problem)
-    return max(critical_path_bound(problem), load_bound(problem), device_bound(problem))
+    cache = problem.__dict__.setdefault("_lower_bounds", {})
+    key = (memory, communication)
+    if key not in cache:
+        found = max(critical_path_bound(problem), load_bound(problem), device_bound(problem))
+        if memory:
+            found = max(found, memory_bound(problem, communication))
+        cache[key] = found
+    return cache[key]
+
+
+def formulation_bound(problem: Problem, blocks) -> float:
+    """:func:`lower_bound` for the schedules that satisfy a formulation's ``blocks``.
+
+    Without a block that orders the edges (``edge_delays()`` not ``None``) nothing bounds
+    the makespan: 0. Memory counts only with a block that is, or subsumes, ``memory``;
+    transfers only when some block delays an edge by its data (``edge_delays()`` true).
+    A formulation that drops either solves a relaxation of the problem, whose optimum may
+    lie below the problem's bound: every caller that judges or solves a formulation's
+    schedules asks this function, not :func:`lower_bound`.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> from schedkit.milp.formulation import get_formulation
+    >>> p = Problem.load("examples/moirai_example1.json")
+    >>> [formulation_bound(p, get_formulation(f).blocks) for f in ("latency", "jssp")]
+    [28.0, 23.0]
+    """
+    delays = [block.edge_delays() for block in blocks]
+    if all(d is None for d in delays):
+        return 0.0
+    kinds = {block.kind for block in blocks}.union(*(block.subsumes for block in blocks))
+    return lower_bound(problem, memory="memory" in kinds, communication=any(delays))
