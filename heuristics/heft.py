@@ -7,7 +7,10 @@ edge's transfer time averaged over the linked pairs of *distinct* allowed device
 (``mean(latency) + size / mean(bandwidth)``, as in the paper; see
 :func:`schedkit.problem.graph.upward_rank`). Tasks go in decreasing rank, equal ranks
 in file order. Device: the earliest finish time, with insertion into idle gaps;
-equal finishes go to the lowest device index. Insertion finds the first gap that holds
+equal finishes go to the lowest device index. A collocation group is placed as one unit
+by its first task, on the device where the whole group would finish first (its members'
+summed durations, after the inputs already known), and keeps room for the units to come
+that only limited devices hold (see :class:`~schedkit.heuristics.list_scheduling.ListSchedulingMethod`). Insertion finds the first gap that holds
 a task in O(log n) on a device of n tasks (see :class:`~schedkit.timing.Timeline`), so
 HEFT stays O((V + E) log V) plus the weighing of devices, on any graph size.
 

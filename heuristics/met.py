@@ -2,7 +2,8 @@
 
 Priority: HEFT's upward rank with mean costs (equal ranks in file order). Device:
 the shortest duration among the devices that still fit the task (memory left,
-its collocation group's device, a link to every predecessor's device); equal
+its collocation group's device, a link to every predecessor's device), a group's first
+task judging by the whole group's duration; equal
 durations go to the earliest finish, then the lowest index. Communication and
 load are ignored by the choice, not by the timing: each task starts at the
 earliest time on its device, with insertion into idle gaps (O(log n) on a device of
