@@ -1,8 +1,9 @@
 """Tolerances: every numeric comparison of schedkit uses one of these.
 
-Times are unit-free, so every time tolerance is relative to the scale of the schedule
-(its makespan, or the model's horizon), with no absolute floor: a schedule in
-nanoseconds is judged as strictly as the same schedule in seconds.
+Times are unit-free, so every time tolerance is relative, with no absolute floor: a
+schedule in nanoseconds is judged as strictly as the same schedule in seconds. A duration
+is checked relative to itself (:func:`lasts`), other times relative to the scale of the
+schedule (its makespan, or the model's horizon).
 
 Examples
 --------
@@ -14,6 +15,8 @@ Examples
 (True, False)
 >>> shorter(9.999, 10.0), shorter(10.0 - 1e-12, 10.0)
 (True, False)
+>>> lasts(1.0 - 1e-6, 1.0, 1999.0), lasts((1e6 + 1e-3) - 1e6, 1e-3, 1e6 + 1e-3)
+(False, True)
 """
 
 from __future__ import annotations
@@ -36,6 +39,11 @@ CAPACITY_SLACK = 1e-9
 OPTIMAL_GAP = 1e-4
 #: Relative improvement below which a new schedule does not count as shorter.
 IMPROVEMENT = 1e-9
+#: Relative tolerance of a duration (a task's run, a transfer's): relative to the duration
+#: itself, never to the makespan, so that the slacks of many rows cannot add up.
+DURATION_TOL = 1e-9
+#: Units in the last place of a time that rounding ``start + duration`` may cost.
+ROUNDING_ULPS = 4
 #: Absolute slack of a task fitting an idle gap on a timeline.
 GAP_SLACK = 1e-12
 #: Relative distance from an integer within which a scaled value counts as whole (CP-SAT's
@@ -46,6 +54,17 @@ WHOLE_TOL = 1e-9
 def time_tolerance(scale: float | None) -> float:
     """Absolute time tolerance for a schedule of makespan (or horizon) ``scale``."""
     return REL_TOL * abs(scale or 0.0)
+
+
+def duration_slack(need: float, at: float) -> float:
+    """How far a measured ``end - start`` may be from the duration ``need``: :data:`DURATION_TOL`
+    of ``need`` plus the rounding of times near ``at`` (the row's end)."""
+    return DURATION_TOL * abs(need) + ROUNDING_ULPS * math.ulp(abs(at))
+
+
+def lasts(run: float, need: float, at: float) -> bool:
+    """Whether a row that ends at ``at`` and runs for ``run`` lasts the duration ``need``."""
+    return abs(run - need) <= duration_slack(need, at)
 
 
 def bound_slack(horizon: float) -> float:

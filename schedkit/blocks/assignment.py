@@ -7,7 +7,7 @@ exactly one batch, of a size its device allows, for that batch's time
 
 from __future__ import annotations
 
-from schedkit.numerics import time_tolerance
+from schedkit.numerics import lasts
 from schedkit.blocks.base import Block, register_block
 from schedkit.schedule.batched import is_batched, rows_by_input
 
@@ -47,7 +47,6 @@ $$\mathit{end}_i = \mathit{start}_i + \sum_{d \in D_i} p_{i,d}\, x_{i,d}$$
 
     def violations(self, problem, schedule):
         out = []
-        tol = time_tolerance(schedule.makespan)
         batched = problem.inputs > 1 or is_batched(schedule)
         if batched:  # every (task, input) pair in exactly one batch
             out += rows_by_input(problem.tasks, problem.inputs, schedule)[1]
@@ -64,6 +63,8 @@ $$\mathit{end}_i = \mathit{start}_i + \sum_{d \in D_i} p_{i,d}\, x_{i,d}$$
                                f"in sizes {', '.join(map(str, sizes))}")
                     continue
                 need = problem.batches.time(i, d, size)
-            if abs((row.end - row.start) - need) > tol:
+            # Relative to the duration, not the makespan: a chain of rows each a little short
+            # must not add up to a shorter schedule.
+            if not lasts(row.end - row.start, need, row.end):
                 out.append(f"task '{row.task}' lasts {row.end - row.start:g} on {row.device}, needs {need:g}")
         return out

@@ -114,6 +114,9 @@ class Block(BaseModel):
     template : str
         jinja2 template of the block's mathematics (Markdown with LaTeX); the
         block's fields are available in it.
+    build_only : frozenset of str
+        Parameters that change how the block builds, not what it checks (``no_overlap``'s
+        ``encoding``): :meth:`covers` ignores them.
     builds_rows : bool
         ``True`` when :meth:`build` writes sparse rows into a
         :class:`~schedkit.milp.context.RowBlock`; ``False`` (the default) when it adds
@@ -131,6 +134,7 @@ class Block(BaseModel):
     requires: ClassVar[frozenset[str]] = frozenset()
     template: ClassVar[str] = ""
     builds_rows: ClassVar[bool] = False
+    build_only: ClassVar[frozenset[str]] = frozenset()
 
     def build(self, ctx: BuildContext, blk) -> None:
         """Add this block's constraints to ``blk``: a ``pyo.Block``, or a :class:`RowSink` (``builds_rows``)."""
@@ -160,6 +164,28 @@ class Block(BaseModel):
     def applies_to(self, problem) -> bool:
         """Whether the block says anything about ``problem`` (``memory``: only with a finite capacity)."""
         return True
+
+    def finds_data(self, problem) -> bool:
+        """Whether ``problem`` gives the data this block interprets (its ``interprets``), so that
+        a formulation without the block ignores it; by default :meth:`applies_to`."""
+        return self.applies_to(problem)
+
+    def covers(self, other: Block) -> bool:
+        """Whether this block's check implies ``other``'s: the same kind, with the same
+        parameters apart from ``build_only`` ones (a block whose parameters weaken its check
+        says which cover which).
+
+        Examples
+        --------
+        >>> from schedkit.blocks import NoOverlap, Precedence
+        >>> NoOverlap(encoding="bigm").covers(NoOverlap()), Precedence().covers(NoOverlap())
+        (True, False)
+        >>> with_data, without = Precedence(), Precedence(communication=False)
+        >>> with_data.covers(without), without.covers(with_data)
+        (True, False)
+        """
+        return other.kind == self.kind and \
+            self.model_dump(exclude=set(self.build_only)) == other.model_dump(exclude=set(other.build_only))
 
     def edge_delays(self) -> bool | None:
         """What the block guarantees about edges: ``None`` (nothing), ``False`` (every

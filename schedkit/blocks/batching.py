@@ -67,6 +67,11 @@ task with a choice, the slot of input $l$ is non-decreasing in $l$.
     def applies_to(self, problem) -> bool:
         return True
 
+    def finds_data(self, problem) -> bool:
+        # The default blocks judge a workload input by input: without this block, its
+        # data is honoured all the same (this block adds a formulation's limit).
+        return False
+
     def violations(self, problem, schedule) -> list[str]:
         # The semantics are the default blocks' (input by input); what this block adds is
         # the formulation's limit per device.

@@ -65,6 +65,10 @@ heads and tails: no fixed constant.
     def applies_to(self, problem):
         return bool(problem.edges)
 
+    def covers(self, other):
+        # ``both`` holds channels and ports: it implies either alone.
+        return other.kind == self.kind and self.resource in (other.resource, "both")
+
     # ------------------------------------------------------------------ build
     def build(self, ctx, blk):
         p = ctx.problem

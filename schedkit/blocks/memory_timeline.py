@@ -101,6 +101,12 @@ columns, from the instance.
     builds_rows = True
 
     # ------------------------------------------------------------------ data
+    def finds_data(self, problem):
+        # Static ``memory`` alone is the ``memory`` block's data: only weights and
+        # activations are this block's own.
+        return any(math.isfinite(c) for c in problem.device_memory) and \
+            (any(problem.weight_memory) or any(problem.activation_memory))
+
     def applies_to(self, problem):
         if not any(math.isfinite(c) for c in problem.device_memory):
             return False

@@ -14,6 +14,7 @@ class NoOverlap(Block):
 
     default = True
     requires = frozenset({"x", "timing", "order"})
+    build_only = frozenset({"encoding"})
     encoding: Literal["device", "bigm"] = "device"
     """How the disjunction is written, both with constants derived from the instance:
     ``device`` (per-device durations, one constant per case) or ``bigm`` (end times, one

@@ -43,6 +43,10 @@ $x_{i,u} + x_{j,v} \le 1$.
     def edge_delays(self):
         return self.communication
 
+    def covers(self, other):
+        # With communication, every edge waits at least as long as without.
+        return other.kind == self.kind and (self.communication or not other.communication)
+
     def build(self, ctx, blk):
         p = ctx.problem
         x, timing = ctx.family("x"), ctx.family("timing")
