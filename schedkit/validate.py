@@ -1,10 +1,12 @@
 """The validator: structural checks plus the union of the semantic blocks' ``violations``.
 
-Every schedule, from any method, is judged by the same code. Which blocks judge it
-is derived, not listed: a formulation's blocks whose ``role`` is ``semantic`` and that
-apply to the problem; without a formulation, every registered block that states the
-problem's own semantics (``default``) and applies to it. Cuts and symmetry orderings
-are never checked: they do not define what a valid schedule is.
+Every schedule, from any method, is judged by the same code (:func:`verdict`; ``validate``,
+``report``, ``plot`` and ``trace`` show its verdict). Which blocks judge it is derived, not
+listed: a formulation's blocks whose ``role`` is ``semantic`` and that apply to the problem;
+without a formulation, every registered block that states the problem's own semantics
+(``default``) and applies to it. A formulation a schedule records may add checks, never
+remove them, unless it is a registered preset (:func:`judged_blocks`). Cuts and symmetry
+orderings are never checked: they do not define what a valid schedule is.
 
 Examples
 --------
@@ -22,11 +24,39 @@ Examples
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from schedkit.blocks import BLOCKS, block_from_data
-from schedkit.errors import InvalidScheduleError
-from schedkit.numerics import OPTIMAL_GAP, closed, time_tolerance
-from schedkit.schedule.batched import is_batched
+from schedkit.errors import FormulationError, InvalidScheduleError
+from schedkit.numerics import shorter
+from schedkit.problem.bounds import lower_bound
+from schedkit.registry import Registry
+from schedkit.schedule.checks import consistency_violations, row_violations, status_violations
+
+__all__ = ["PRESETS", "Verdict", "canonical", "consistency_violations", "ignored_data", "judged_blocks",
+           "recorded_blocks", "register_preset", "row_violations", "semantic_blocks", "status_violations",
+           "structural_violations", "symmetry_blocks", "validate", "verdict", "violations"]
+
+#: The blocks of every registered preset formulation (:func:`register_preset`), by name: a
+#: schedule that records one of them records an honest choice, even one weaker than the
+#: problem's own semantics (``jssp`` ignores memory and communication).
+PRESETS = Registry("formulation", group="schedkit.formulations", error=FormulationError)
+
+#: The blocks a lower bound of :func:`~schedkit.problem.bounds.lower_bound` relies on.
+_BOUNDED_BY = frozenset({"assignment", "precedence", "no_overlap"})
+
+
+def register_preset(name: str, blocks, *, replace: bool = False) -> None:
+    """Record the blocks of the preset formulation ``name`` (``register_formulation`` calls it).
+
+    Examples
+    --------
+    >>> sorted(PRESETS.names())[:3]
+    ['fdjssp', 'jssp', 'latency']
+    >>> [b.kind for b in PRESETS.get("jssp")][:3]
+    ['assignment', 'precedence', 'no_overlap']
+    """
+    PRESETS.register(name, tuple(blocks), replace=replace)
 
 
 def semantic_blocks(problem, blocks=None) -> list:
@@ -79,9 +109,9 @@ def canonical(problem, schedule, blocks=None):
 def ignored_data(problem, blocks) -> list[str]:
     """What ``problem`` gives that a formulation of ``blocks`` ignores, one line each.
 
-    Each built-in block that states the problem's own semantics names the data it
-    interprets (``memory capacities``); when the problem has such data and the formulation
-    lacks the block, the data is ignored by its schedules. Conversely, a block the
+    Each built-in block names the data it interprets (``memory capacities``); when the problem
+    gives such data (:meth:`Block.finds_data <schedkit.blocks.Block.finds_data>`) and the
+    formulation lacks the block, the data is ignored by its schedules. Conversely, a block the
     formulation adds (``memory_timeline``) that finds none of its data constrains nothing.
 
     Examples
@@ -97,7 +127,7 @@ def ignored_data(problem, blocks) -> list[str]:
     kinds = {b.kind for b in blocks}.union(*(b.subsumes for b in blocks))
     out = []
     for kind, cls in BLOCKS.items():
-        if cls.default and cls.interprets and kind not in kinds and cls().applies_to(problem):
+        if cls.interprets and cls.role == "semantic" and kind not in kinds and cls().finds_data(problem):
             out.append(f"the problem gives {cls.interprets}, which the formulation ignores "
                        f"(it has no '{kind}' block)")
     # The converse, for blocks a user chose: a timeline on a problem without memory data
@@ -106,129 +136,6 @@ def ignored_data(problem, blocks) -> list[str]:
         if not block.default and block.interprets and block.role == "semantic" and not block.applies_to(problem):
             out.append(f"block '{block.kind}' finds no {block.interprets} in the problem (with a finite "
                        f"capacity where it needs one): it constrains nothing")
-    return out
-
-
-def status_violations(schedule) -> list[str]:
-    """Whether the schedule's numbers are finite and its status agrees with its content.
-
-    ``infeasible`` and ``no_solution`` carry no task rows; every other status does;
-    ``optimal`` needs a bound within :data:`~schedkit.numerics.OPTIMAL_GAP` of the makespan.
-
-    Examples
-    --------
-    >>> from schedkit.schedule import Schedule, TaskRun
-    >>> s = Schedule(problem="p", method="m", status="optimal", bound=40.0,
-    ...              tasks=[TaskRun(task="a", device="d", start=0, end=55)])
-    >>> status_violations(s)
-    ["status 'optimal' but the makespan 55 is 27.27% above the bound 40"]
-    """
-    out = []
-    for name in ("makespan", "objective", "bound", "solve_seconds"):
-        value = getattr(schedule, name)
-        if value is not None and not math.isfinite(value):
-            out.append(f"{name} is {value}, not a finite number")
-    status = schedule.status
-    if status in ("infeasible", "no_solution"):
-        if schedule.tasks:
-            out.append(f"status '{status}' but the schedule has {len(schedule.tasks)} task rows")
-        return out
-    if not schedule.tasks:
-        out.append(f"status '{status}' but the schedule has no task rows")
-        return out
-    makespan, bound = schedule.makespan, schedule.bound
-    if status == "optimal" and makespan is not None and math.isfinite(makespan):
-        if bound is None:
-            out.append("status 'optimal' but no bound proves it")
-        elif math.isfinite(bound) and not closed(makespan, bound, OPTIMAL_GAP):
-            out.append(f"status 'optimal' but the makespan {makespan:.10g} is "
-                       f"{100 * (makespan - bound) / makespan:.2f}% above the bound {bound:.10g}")
-    return out
-
-
-def structural_violations(problem, schedule) -> list[str]:
-    """Checks that do not depend on any block: the rows (:func:`row_violations`), then the
-    makespan, objective, bound and transfer rows (:func:`consistency_violations`)."""
-    return row_violations(problem, schedule) or consistency_violations(problem, schedule)
-
-
-def row_violations(problem, schedule) -> list[str]:
-    """Rows name known tasks and devices, each task once, with finite times, ``0 <= start <= end``.
-
-    Blocks cannot judge a schedule that fails these.
-    """
-    out = []
-    if schedule.problem != problem.name:
-        out.append(f"schedule is for problem '{schedule.problem}', not '{problem.name}'")
-    seen = {}
-    for row in schedule.tasks:
-        if row.task not in problem.task_index:
-            out.append(f"unknown task '{row.task}'")
-        elif row.task in seen and row.inputs is None and seen[row.task].inputs is None:
-            out.append(f"task '{row.task}' is scheduled twice")  # (batches of inputs may share a task)
-        if row.device not in problem.device_index:
-            out.append(f"task '{row.task}' is on unknown device '{row.device}'")
-        if not (math.isfinite(row.start) and math.isfinite(row.end)):
-            out.append(f"task '{row.task}' runs over [{row.start}, {row.end}), not finite times")
-        elif row.end < row.start:
-            out.append(f"task '{row.task}' ends before it starts")
-        elif row.start < 0:
-            out.append(f"task '{row.task}' starts before time 0")
-        seen[row.task] = row
-    for name in problem.tasks:
-        if name not in seen:
-            out.append(f"task '{name}' is not scheduled")
-    return out
-
-
-def consistency_violations(problem, schedule) -> list[str]:
-    """The makespan is the latest end (the objective and bound agree with it); a transfer row
-    belongs to an edge, goes between its tasks' devices, starts after its source ends and
-    lasts at least its transfer time. (Whether each transfer the semantics need is present
-    and arrives in time is the ``precedence`` block's check: it depends on the formulation.)
-    """
-    out = []
-    seen = {r.task: r for r in schedule.tasks}
-    tol = time_tolerance(schedule.makespan if schedule.makespan is not None
-                         and math.isfinite(schedule.makespan) else 0.0)
-    latest = max([r.end for r in schedule.tasks] + [t.end for t in schedule.transfers])
-    if schedule.makespan is None or not abs(schedule.makespan - latest) <= tol:
-        out.append(f"makespan {schedule.makespan} differs from the latest end {latest:.10g}")
-    if schedule.objective is not None and schedule.makespan is not None \
-            and not abs(schedule.objective - schedule.makespan) <= tol:
-        out.append(f"objective {schedule.objective} differs from the makespan {schedule.makespan}")
-    if schedule.bound is not None and schedule.makespan is not None \
-            and schedule.bound > schedule.makespan + tol:
-        out.append(f"bound {schedule.bound} exceeds makespan {schedule.makespan}")
-    if schedule.transfers and is_batched(schedule):
-        out.append("a batched schedule carries no transfer rows (under batching a transfer is a delay)")
-        return out
-    edges = {(problem.tasks[i], problem.tasks[j]): size for i, j, size in problem.edges}
-    listed = set()
-    for t in schedule.transfers:
-        key = (t.src, t.dst)
-        label = f"transfer {t.src}->{t.dst}"
-        if key not in edges:
-            out.append(f"{label}: no such edge")
-            continue
-        if key in listed:
-            out.append(f"{label}: listed twice")
-        listed.add(key)
-        src, dst = seen[t.src], seen[t.dst]
-        if (t.from_, t.to) != (src.device, dst.device):
-            out.append(f"{label}: goes {t.from_}->{t.to} but the tasks sit on {src.device}->{dst.device}")
-            continue
-        if not (math.isfinite(t.start) and math.isfinite(t.end)):
-            out.append(f"{label}: runs over [{t.start}, {t.end}), not finite times")
-            continue
-        u, v = problem.device_index[t.from_], problem.device_index[t.to]
-        if not problem.pair_allowed(edges[key], u, v):
-            continue  # the precedence block names the missing link
-        need = problem.comm_time(edges[key], u, v)
-        if t.start < src.end - tol:
-            out.append(f"{label}: starts at {t.start:g} before '{t.src}' ends at {src.end:g}")
-        if t.end - t.start < need - tol:
-            out.append(f"{label}: lasts {t.end - t.start:g}, needs {need:g}")
     return out
 
 
@@ -247,27 +154,137 @@ def recorded_blocks(schedule) -> list | None:
     return [block_from_data(b) for b in blocks]
 
 
-def violations(problem, schedule, blocks=None) -> list[str]:
-    """Every violation of ``schedule`` on ``problem``: status, structure, then block by block.
+def structural_violations(problem, schedule) -> list[str]:
+    """Checks that do not depend on any block: the rows (:func:`row_violations`), then the
+    makespan, objective, bound and transfer rows (:func:`consistency_violations`)."""
+    return row_violations(problem, schedule) or consistency_violations(problem, schedule)
 
-    All layers are reported (a task on a device it cannot run on is named as such even when
-    its transfers are wrong too); the blocks are skipped only when rows name unknown or
-    missing tasks or devices, which they cannot judge. ``blocks``: a formulation's blocks
-    (see :func:`semantic_blocks`); by default those the schedule records (the formulation it
-    was solved with), else the problem's own semantics.
+
+def _covered(block, blocks) -> bool:
+    return any(b.covers(block) for b in blocks) or any(block.kind in b.subsumes for b in blocks)
+
+
+def _semantic(blocks) -> list:
+    return [b for b in blocks if b.role == "semantic"]
+
+
+def _same(one, other) -> bool:
+    return all(_covered(b, other) for b in one) and all(_covered(b, one) for b in other)
+
+
+def judged_blocks(problem, schedule, blocks=None) -> tuple[list, list[str]]:
+    """The semantic blocks that judge ``schedule``, and what is wrong with the formulation it records.
+
+    ``blocks`` given (the judge's choice: a method's formulation, ``validate -f``): those. Else
+    the schedule's recorded formulation may add checks, never remove them: every default
+    semantic block that applies to ``problem`` is checked, and a recorded formulation that
+    lacks one (or holds a weaker one: ``precedence`` without communication) is refused naming
+    it, unless it *is* a registered preset (:data:`PRESETS`: ``jssp`` is an honest choice). A
+    method label ``NAME:PRESET`` (``milp:latency``) never picks the blocks; a recorded
+    formulation weaker than the preset it names is refused too.
+
+    Examples
+    --------
+    >>> from schedkit import Problem, Schedule, TaskRun
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> s = Schedule(problem="tiny", method="milp:jssp", status="heuristic",
+    ...              formulation={"blocks": ["cuts"]},
+    ...              tasks=[TaskRun(task="embed", device="gpu0", start=0, end=0.4)])
+    >>> judge, claims = judged_blocks(p, s)
+    >>> [b.kind for b in judge]
+    ['assignment', 'no_overlap', 'memory', 'precedence']
+    >>> claims[0]
+    "formulation: the method 'milp:jssp' names formulation 'jssp', whose block 'assignment' the recorded formulation lacks"
     """
-    if blocks is None:
-        blocks = recorded_blocks(schedule)
-    out = status_violations(schedule)
+    if blocks is not None:
+        return semantic_blocks(problem, blocks), []
+    recorded = recorded_blocks(schedule)
+    defaults = semantic_blocks(problem)
+    if recorded is None:
+        return defaults, []
+    judge, out = semantic_blocks(problem, recorded), []
+    # As recorded, not as applies to this problem: a preset's blocks are written out in full.
+    honest = any(_same(_semantic(recorded), _semantic(preset)) for _, preset in PRESETS.items())
+    _, _, label = schedule.method.rpartition(":")
+    if label and label in PRESETS:
+        for block in semantic_blocks(problem, PRESETS.get(label)):
+            if not _covered(block, judge):
+                out.append(f"formulation: the method '{schedule.method}' names formulation '{label}', "
+                           f"whose block '{block.kind}' the recorded formulation lacks")
+                judge = [b for b in judge if not block.covers(b)] + [block]
+    if honest:
+        return judge, out
+    for block in defaults:
+        if not _covered(block, judge):
+            weaker = " (it holds a weaker one)" if any(b.kind == block.kind for b in judge) else ""
+            why = f"the problem gives {block.interprets}" if block.interprets else "every schedule needs it"
+            out.append(f"formulation: the recorded formulation lacks block '{block.kind}'{weaker}: {why}, "
+                       f"and it is no registered preset")
+            judge = [b for b in judge if not block.covers(b)] + [block]
+    return judge, out
+
+
+class Verdict(NamedTuple):
+    """The validator's verdict on a schedule (:func:`verdict`)."""
+
+    violations: list[str]
+    """Every violation, one line each (empty: valid)."""
+    notes: list[str]
+    """What the problem gives that the judging blocks ignore (:func:`ignored_data`)."""
+    blocks: list
+    """The semantic blocks that judged it."""
+
+
+def verdict(problem, schedule, blocks=None) -> Verdict:
+    """The one judgement of ``schedule`` on ``problem``: ``validate``, ``report``, ``plot`` and
+    ``trace`` all show it.
+
+    All layers are reported: the status (a claim without rows is never valid), the recorded
+    formulation (:func:`judged_blocks`), the rows, then the makespan against the instance's
+    lower bound and block by block (a task on a device it cannot run on is named as such even
+    when its transfers are wrong too); the blocks are skipped only when rows name unknown or
+    missing tasks or devices, which they cannot judge.
+
+    Examples
+    --------
+    >>> from schedkit import Problem, solve
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> found = verdict(p, solve(p, "milp", formulation="jssp", threads=1))
+    >>> found.violations, found.notes
+    ([], ["the problem gives memory capacities, which the formulation ignores (it has no 'memory' block)"])
+    """
+    judge, out = judged_blocks(problem, schedule, blocks)
+    source = list(blocks if blocks is not None else recorded_blocks(schedule) or ())
+    notes = ignored_data(problem, source + [b for b in judge if b not in source])
+    out = status_violations(schedule) + out
     if not schedule.tasks:
-        return out
+        return Verdict(out, notes, judge)
     rows = row_violations(problem, schedule)
     if rows:
-        return out + rows
+        return Verdict(out + rows, notes, judge)
     out += consistency_violations(problem, schedule)
-    for block in semantic_blocks(problem, blocks):
+    kinds = {b.kind for b in judge}.union(*(b.subsumes for b in judge))
+    batched = [r.task for r in schedule.tasks if r.inputs is not None]
+    if batched and problem.inputs == 1 and "batching" not in kinds:
+        out.append(f"{len(batched)} task row(s) list 'inputs' (first: '{batched[0]}'), but the problem "
+                   f"has no workload of several inputs and no 'batching' block judges it")
+    if _BOUNDED_BY <= kinds and schedule.makespan is not None and math.isfinite(schedule.makespan):
+        bound = lower_bound(problem)
+        if shorter(schedule.makespan, bound):
+            out.append(f"makespan {schedule.makespan:.10g} is below the instance's lower bound "
+                       f"{bound:.10g}: no schedule is that short")
+    for block in judge:
         out.extend(f"{block.kind}: {msg}" for msg in block.violations(problem, schedule))
-    return out
+    return Verdict(out, notes, judge)
+
+
+def violations(problem, schedule, blocks=None) -> list[str]:
+    """Every violation of ``schedule`` on ``problem`` (the :func:`verdict`'s list).
+
+    ``blocks``: a formulation's blocks (see :func:`semantic_blocks`); by default those the
+    schedule records, never fewer than the problem's own semantics (:func:`judged_blocks`).
+    """
+    return verdict(problem, schedule, blocks).violations
 
 
 def validate(problem, schedule, blocks=None) -> None:

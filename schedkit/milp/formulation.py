@@ -30,6 +30,7 @@ from schedkit.errors import FormulationError, ProblemError
 from schedkit.milp.families import FAMILIES
 from schedkit.milp.objectives import OBJECTIVES
 from schedkit.registry import Registry, doc_line
+from schedkit.validate import register_preset
 
 FORMULATIONS = Registry("formulation", group="schedkit.formulations", error=FormulationError)
 
@@ -231,6 +232,7 @@ def register_formulation(name: str, formulation: Formulation | dict, *, replace:
     if isinstance(formulation, dict):
         formulation = Formulation.from_data(formulation, name=name)
     FORMULATIONS.register(name, formulation, replace=replace)
+    register_preset(name, formulation.blocks, replace=replace)  # (an honest recorded choice)
 
 
 def get_formulation(spec: str | Path | Formulation | dict | None) -> Formulation:

@@ -109,11 +109,24 @@ class Schedule(BaseModel):
 
     @classmethod
     def from_json(cls, text: str, source: str = "schedule") -> Schedule:
-        """Parse schedule JSON text, with a one-line error when malformed."""
+        """Parse schedule JSON text, with a one-line error when malformed (a key given twice in
+        one mapping included, as in problem files: JSON would keep the last).
+
+        Examples
+        --------
+        >>> Schedule.from_json('{"problem": "p", "method": "m", "status": "heuristic", "method": "x"}')
+        Traceback (most recent call last):
+        ...
+        schedkit.errors.ScheduleError: schedule: malformed JSON: duplicate key 'method'
+        """
+        from schedkit.problem.spec import _unique_pairs
+
         try:
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=_unique_pairs)
         except json.JSONDecodeError as exc:
             raise ScheduleError(f"{source}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
+        except ValueError as exc:  # a duplicate key
+            raise ScheduleError(f"{source}: malformed JSON: {exc}") from None
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
