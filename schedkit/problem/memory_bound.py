@@ -17,16 +17,28 @@ such sum over every split into runs (a dynamic program over positions and device
 maximised over a few paths.
 
 **Detours** strengthen it: a chain ``S`` of tasks off the path from ``x = v_i`` to
-``y = v_j`` (``x -> s_1 -> ... -> s_k -> y``) gives a second path, the same outside
-``(x, y)``. When ``x`` and ``y`` are in one run on ``d``, either all of ``S`` is on ``d``
-(its memory joins the run's) or ``S`` leaves ``d`` and comes back, paying two transfers on
-two distinct edges of the detour; the makespan is at least the longer of the two ways
-from ``x`` to ``y``. Detours with disjoint spans are all taken by one path, so their excess
-lengths add up. The choice between "in the run" and "out, longer" is a knapsack per run;
-its LP relaxation (fractional, greedy) keeps the program a relaxation.
+``y = v_j`` (``x -> s_1 -> ... -> s_k -> y``, or an edge ``x -> y`` alone that skips part of
+the path) gives a second path, the same outside ``(x, y)``; the makespan is at least the
+longer of the two ways from ``x`` to ``y``. Three cases cover every schedule:
+
+- ``x`` and ``y`` in one run on ``d``: all of ``S`` is on ``d`` (its memory joins the run's),
+  or ``S`` leaves ``d`` and comes back, paying transfers on two distinct edges of the detour.
+- ``x`` and ``y`` in two consecutive runs (one cut between them on the path): ``S`` sits on
+  their two devices, its memory shared between the two runs in one of its subset sums
+  (``2**k`` ways; a chain longer than three tasks counts none), and the detour pays at least
+  one transfer; or some task of ``S`` sits on a third device and it pays two.
+- more cuts between them: nothing is counted.
+
+Detours with disjoint spans are all taken by one path, so their excess lengths add up. The
+choice between "in the run" and "out, longer" is a knapsack per run, relaxed to its LP
+(fractional, greedy); a chain shared between two runs is carried from one run to the next
+by the program's state, one mode per way to share it.
 
 Each step relaxes every schedule (devices of a class are told apart only by memory use,
-device counts and reuse are ignored), so the least value is at most every makespan.
+device counts and reuse are ignored, colocated tasks on the path may sit apart), so the
+least value is at most every makespan: a lower bound. It is valid for the problem's own
+semantics (static memory, transfers as delays); see
+:func:`~schedkit.problem.bounds.formulation_bound` for formulations that drop either.
 
 Examples
 --------
@@ -74,7 +86,7 @@ def memory_bound(problem: Problem, communication: bool = True) -> float:
     >>> from schedkit.importers.msr import load_msr
     >>> p = Problem.from_dict(load_msr("data/msr-dnn/layer/resnet50_inference.json"))
     >>> round(memory_bound(p), 1)    # the critical path: 187.5; HEFT: 1351.4
-    594.2
+    703.0
     """
     p = problem
     total = sum(p.task_memory)

@@ -141,8 +141,8 @@ def path_split_bound(problem: Problem, path: Sequence[int], sizes: Sequence[floa
 
 
 def _detours(p: Problem, path, position, taken: set, classes, cuts) -> list[_Detour]:
-    """Chains off the path from one path task to a later one, no task in two, with spans
-    that do not overlap (largest memory first)."""
+    """Chains off the path from one path task to a later one (or an edge alone, skipping
+    some), no task in two, with spans that do not overlap (largest memory first)."""
     found = []
     for x in path:
         for s, size in p.succs[x]:
@@ -151,9 +151,9 @@ def _detours(p: Problem, path, position, taken: set, classes, cuts) -> list[_Det
                 chain.append(s)
                 s, size = p.succs[s][0]
                 sizes.append(size)
-            if chain and s in position:
+            if s in position and (chain or position[s] > position[x] + 1):  # (an edge alone skips some)
                 taken.update(chain)
-                lost = sorted(cuts.anywhere(z) for z in sizes)
+                lost = sorted(cuts.anywhere(z) for z in sizes) + [math.inf]  # (one edge cannot leave and return)
                 on = [sum(p.durations[i].get(c[0], math.inf) for i in chain) for c in classes]
                 found.append(_Detour(position[x], position[s], sum(p.task_memory[i] for i in chain),
                                      sum(p.min_duration[i] for i in chain),
@@ -298,10 +298,14 @@ class _Knapsack:
     greedily by gain per memory, kept sorted as detours join (a run meets many rooms)."""
 
     def __init__(self):
-        self.items, self.sorted = [], True
+        self.items, self.sorted, self.forced = [], True, 0.0
         self.total, self.sizes, self.gains = 0.0, [0.0], [0.0]
 
     def add(self, out: float, on: float, size: float) -> None:
+        if out == math.inf:  # (it cannot leave the run: in it, its memory taken first)
+            self.total += on
+            self.forced += size
+            return
         self.total += out
         if on < out:
             self.items.append((out - on, size))
@@ -315,6 +319,10 @@ class _Knapsack:
                 self.sizes.append(self.sizes[-1] + size)
                 self.gains.append(self.gains[-1] + gain)
             self.sorted = True
+        if self.forced:
+            if not fits(self.forced, room):
+                return math.inf
+            room -= self.forced
         room = max(room, 0.0)
         k = bisect.bisect_right(self.sizes, room) - 1  # the detours that fit whole
         saved = self.gains[k]
