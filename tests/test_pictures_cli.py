@@ -30,7 +30,7 @@ def test_plot_trace_report(tmp_path, tiny_schedule, capfd):
     pytest.importorskip("matplotlib")
     for name in ("g.png", "g.svg", "g.pdf"):
         code, out, err = run(["plot", TINY, tiny_schedule, "-o", tmp_path / name, "--colour-by", "device"], capfd)
-        assert code == 0 and err == "" and out == f"wrote {tmp_path / name}\n"
+        assert code == 0 and err == "" and out == f"wrote {tmp_path / name} (valid)\n"
     assert (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "g.pdf").read_bytes()[:4] == b"%PDF"
     assert "<svg" in (tmp_path / "g.svg").read_text()

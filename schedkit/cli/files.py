@@ -131,6 +131,10 @@ def add_convert_command(subparsers: Any) -> argparse.ArgumentParser:
 def run_validate(args: argparse.Namespace) -> int:
     """Handle ``schedkit validate``: 0 when valid, 3 with one ``violation:`` line per violation.
 
+    The verdict is :func:`schedkit.validate.verdict`'s, as in ``report``, ``plot`` and ``trace``;
+    what the problem gives and the judging blocks ignore is said once on stderr
+    (``schedkit: note: ...``), as ``solve`` says it.
+
     Parameters
     ----------
     args : argparse.Namespace
@@ -151,7 +155,10 @@ def run_validate(args: argparse.Namespace) -> int:
     valid: heft on tiny: status=heuristic makespan=4.51625 bound=3.482608696 gap=22.89% time=...
     0
     """
+    import sys
+
     from schedkit.schedule import Schedule
+    from schedkit.validate import verdict
 
     problem = load_problem(args.problem)
     schedule = Schedule.load(args.schedule)
@@ -160,7 +167,9 @@ def run_validate(args: argparse.Namespace) -> int:
         from schedkit.milp.formulation import get_formulation
 
         blocks = list(get_formulation(args.formulation).blocks)
-    found = schedule.violations(problem, blocks)
+    found, notes, _ = verdict(problem, schedule, blocks)
+    for note in notes:
+        print(f"schedkit: note: {note}", file=sys.stderr)
     if found:
         for message in found:
             print(f"violation: {message}")

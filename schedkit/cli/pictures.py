@@ -115,24 +115,40 @@ def write_output(path: str | Path, content: str | bytes) -> None:
         Path(tmp).write_bytes(content)
 
 
-def mathematics(formulation: str | None, method: str) -> tuple[str, list]:
-    """The formulation's ``describe()`` text and its blocks, for a report.
+def mathematics(formulation: str | None, schedule: Any) -> tuple[str, list | None]:
+    """The formulation's ``describe()`` text for a report, and the blocks the judge is given.
 
-    ``formulation`` (a preset name or a file) when given; else the formulation a
-    ``milp:NAME`` schedule names; else ``latency``, whose blocks state the problem's own
-    semantics, by which every heuristic's schedule is judged.
+    ``formulation`` (a preset name or a file) when given: its text, and its blocks judge the
+    schedule. Else the verdict is the one ``validate`` reaches (blocks ``None``: the schedule's
+    recorded formulation, never weaker than the problem's own semantics), and the text is the
+    recorded preset's, or ``latency``'s, whose blocks state the problem's own semantics. The
+    method label picks neither.
+
+    Examples
+    --------
+    >>> from schedkit import Problem, solve
+    >>> s = solve(Problem.load("examples/ft06.json"), "heft")
+    >>> text, blocks = mathematics(None, s.model_copy(update={"method": "milp:jssp"}))
+    >>> text.splitlines()[0], blocks
+    ('## Formulation `latency`', None)
     """
-    from schedkit.errors import SchedkitError
-    from schedkit.milp import get_formulation
+    from schedkit.milp import FORMULATIONS, get_formulation
 
-    if formulation is None and ":" in method:
-        try:
-            found = get_formulation(method.split(":", 1)[1])
-            return found.describe(), list(found.blocks)
-        except SchedkitError:
-            pass  # an external solver's or a decomposition's label: fall back to latency
-    found = get_formulation(formulation)
-    return found.describe(), list(found.blocks)
+    if formulation is not None:
+        found = get_formulation(formulation)
+        return found.describe(), list(found.blocks)
+    recorded = (schedule.formulation or {}).get("name")
+    if isinstance(recorded, str) and recorded in FORMULATIONS:
+        return FORMULATIONS.get(recorded).describe(), None
+    return get_formulation(None).describe(), None
+
+
+def _verdict(problem: Any, schedule: Any, blocks: list | None = None) -> tuple[list[str], str]:
+    """The validator's violations (:func:`schedkit.validate.verdict`) and the words for them."""
+    from schedkit.validate import verdict
+
+    found = verdict(problem, schedule, blocks).violations
+    return found, "valid" if not found else f"invalid: {len(found)} violation(s)"
 
 
 def write_pictures(problem: Any, schedule: Any, *, plot: str | None = None, report: str | None = None,
@@ -145,9 +161,9 @@ def write_pictures(problem: Any, schedule: Any, *, plot: str | None = None, repo
         write_output(plot, render("gantt", problem, schedule, format=Path(plot).suffix[1:].lower(),
                                   colour_by=colour_by))
     if report:
-        text, blocks = mathematics(formulation, schedule.method)
+        text, blocks = mathematics(formulation, schedule)
         if violations is None:
-            violations = schedule.violations(problem, blocks)
+            violations, _ = _verdict(problem, schedule, blocks)
         write_output(report, render("html", problem, schedule, formulation=text,
                                     violations=violations, colour_by=colour_by))
 
@@ -163,7 +179,7 @@ def run_plot(args: argparse.Namespace) -> int:
     >>> solve(Problem.load("examples/tiny.yaml"), "heft").write(folder / "s.json")
     >>> run_plot(argparse.Namespace(problem="examples/tiny.yaml", schedule=str(folder / "s.json"),
     ...          output=str(folder / "g.png"), colour_by=None, title=None, width=12.0, dpi=80))
-    wrote .../g.png
+    wrote .../g.png (valid)
     0
     """
     from schedkit.report import render
@@ -172,29 +188,30 @@ def run_plot(args: argparse.Namespace) -> int:
     picture = render("gantt", problem, schedule, format=Path(args.output).suffix[1:].lower(),
                      colour_by=args.colour_by, title=args.title, width=args.width, dpi=args.dpi)
     write_output(args.output, picture)
-    print(f"wrote {args.output}")
+    print(f"wrote {args.output} ({_verdict(problem, schedule)[1]})")
     return 0
 
 
 def run_trace(args: argparse.Namespace) -> int:
-    """Handle ``schedkit trace``."""
+    """Handle ``schedkit trace``: the line written says the validator's verdict, as ``report``'s."""
     from schedkit.report import render
 
     problem, schedule = _load(args)
     write_output(args.output, render("trace", problem, schedule, scale=TIME_UNITS[args.time_unit]))
-    print(f"wrote {args.output}: open it in chrome://tracing or https://ui.perfetto.dev")
+    print(f"wrote {args.output} ({_verdict(problem, schedule)[1]}): open it in chrome://tracing or "
+          f"https://ui.perfetto.dev")
     return 0
 
 
 def run_report(args: argparse.Namespace) -> int:
-    """Handle ``schedkit report``: the page shows the validator's verdict on the schedule."""
+    """Handle ``schedkit report``: the page shows the validator's verdict on the schedule (the one
+    ``validate`` reaches, unless ``-f`` names the formulation to judge by, as for ``validate``)."""
     from schedkit.report import render
 
     problem, schedule = _load(args)
-    text, blocks = mathematics(args.formulation, schedule.method)
-    found = schedule.violations(problem, blocks)
+    text, blocks = mathematics(args.formulation, schedule)
+    found, words = _verdict(problem, schedule, blocks)
     write_output(args.output, render("html", problem, schedule, formulation=text, violations=found,
                                      colour_by=args.colour_by))
-    verdict = "valid" if not found else f"invalid: {len(found)} violation(s)"
-    print(f"wrote {args.output} ({verdict})")
+    print(f"wrote {args.output} ({words})")
     return 0

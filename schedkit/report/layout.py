@@ -240,6 +240,8 @@ def memory_levels(problem: Any, schedule: Any, mode: str = "lifetime") -> dict[s
 
     if not any(problem.resident_memory) and not any(problem.activation_memory):
         return {}
+    if {row.task for row in schedule.tasks} != set(problem.tasks):
+        return {}  # (a picture of a schedule that misses tasks: their levels mean nothing)
     resident, items = MemoryTimeline(mode=mode).occupancy(problem, schedule)
     levels = {}
     for d, device in enumerate(problem.devices):
