@@ -22,7 +22,7 @@ def test_solve_prints_summary_and_writes_a_schedule_validate_accepts(tmp_path, c
     out = tmp_path / "s.json"
     assert main(["solve", TINY, "-o", str(out), "--show"]) == 0
     printed = capsys.readouterr().out
-    assert printed.startswith("milp:latency on tiny: status=optimal makespan=4.51625")
+    assert printed.startswith("auto on tiny: status=optimal makespan=4.51625")
     assert "gpu0:" in printed and "sample" in printed
     data = json.loads(out.read_text())
     assert data["format"] == "schedkit-schedule/v1" and data["status"] == "optimal"
@@ -123,7 +123,7 @@ def test_console_script_milp_output_is_ours_alone(tmp_path):
     """HiGHS (1.16) writes a banner to the process's stdout unless told before it is built."""
     exe = shutil.which("schedkit")
     cmd = [exe] if exe else [sys.executable, "-m", "schedkit.cli"]
-    done = subprocess.run(cmd + ["solve", TINY, "--solver", "highs", "-o", str(tmp_path / "s.json")],
+    done = subprocess.run(cmd + ["solve", TINY, "-m", "milp", "--solver", "highs", "-o", str(tmp_path / "s.json")],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("milp:latency on tiny: status=optimal"), done.stdout
@@ -164,7 +164,7 @@ def test_generated_flags_types_short_flags_and_help():
     assert flags["time_limit"].kind is float and flags["threads"].kind is int
     assert flags["start"].kind is str and flags["insertion"].kind is bool
     assert {"annealing", "evolution", "milp"} <= set(flags["time_limit"].methods)
-    assert flags["gap"].help == "Relative MIP gap at which the solver may stop. [milp]"
+    assert flags["gap"].help == "Relative gap at which the exact phases may stop. [auto, milp]"  # (auto's first)
     assert "*+msr" in flags["msr_idle"].help
     parser = _solve_parser()
     args = parser.parse_args(["p.yaml", "-m", "heft", "--no-insertion", "-v", "--time-limit", "2"])
@@ -251,9 +251,9 @@ def test_bad_problem_file(tmp_path, capfd, case):
     (["--formulation", "missing.yaml"], ["missing.yaml"]),
     (["--method", "heft", "--solver", "highs"], ["method 'heft' does not take --solver"]),
     (["--time-limit", "-1"], ["time_limit"]),
-    (["--lns-seconds", "-1"], ["lns_seconds", "must be >= 0"]),
+    (["-m", "milp", "--lns-seconds", "-1"], ["lns_seconds", "must be >= 0"]),
     (["--method", "heft", "--lns-seconds", "1"], ["method 'heft' does not take --lns-seconds"]),
-    (["--threads", "0"], ["threads", "must be >= 1"]),
+    (["--threads", "0"], ["threads", "greater than or equal to 1"]),
     (["--method", "heft", "--gap", "0.1"], ["method 'heft' does not take --gap"]),
     (["--time-limit", "0"], ["time_limit", "greater than 0"]),
     (["--method", "heft", "--no-insertion", "--iterations", "9"],

@@ -132,5 +132,5 @@ def test_a_proven_optimum_is_printed_without_float_noise(capsys):
 def test_solve_says_once_what_the_formulation_ignores(capsys):
     assert main(["solve", TINY, "-f", "jssp"]) == 0
     err = capsys.readouterr().err
-    assert err.count("schedkit: note:") == 1
+    assert err.count("which the formulation ignores") == 1
     assert "the problem gives memory capacities, which the formulation ignores (it has no 'memory' block)" in err

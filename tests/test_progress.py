@@ -52,7 +52,7 @@ def test_ticker_shows_time_against_the_limit_then_erases():
 def test_solve_prints_no_progress_when_piped(capfd):
     assert main(["solve", "examples/tiny.yaml", "--time-limit", "5"]) == 0
     out, err = capfd.readouterr()
-    assert out.startswith("milp:latency on tiny:") and "\r" not in out + err
+    assert out.startswith("auto on tiny:") and "\r" not in out + err
 
 
 class SlowMethod:

@@ -62,6 +62,10 @@ class AutoOptions(MethodOptions):
     time_limit: float | None = Field(DEFAULT_BUDGET, gt=0)
     """Wall-clock seconds for the whole method, loading and building included (``auto``:
     60 by default, ``none`` for no limit)."""
+    solver: str = "auto"
+    """The exact phases' solver (see the ``milp`` method): ``auto`` races HiGHS and CP-SAT."""
+    gap: float | None = Field(None, ge=0)
+    """Relative gap at which the exact phases may stop."""
     executor: str = "process"
     """Where the parts of the decomposition phases run (see the decomposition methods)."""
     verbose: bool = False
@@ -87,6 +91,9 @@ class Auto(Method):
             self.formulation = get_formulation(self.options.formulation)
         except SchedkitError as exc:
             raise OptionError("formulation", str(exc)) from None
+        # (the exact phases' options, checked before anything runs: an unknown solver is one line now)
+        METHODS.get("milp")(formulation=self.formulation, **_given({"solver": self.options.solver,
+                                                                     "gap": self.options.gap}))
         if progress is None:  # (a line on the terminal; nothing off it)
             from schedkit.progress import PhaseLine
 
@@ -156,7 +163,8 @@ class Auto(Method):
         o = self.options
         if phase.name == "refine":
             return self._refine(problem, state, seconds)
-        inner = {"formulation": self.formulation.to_data(), "seed": o.seed}
+        inner = _given({"formulation": self.formulation.to_data(), "seed": o.seed, "solver": o.solver,
+                        "gap": o.gap})
         if phase.method == "milp":
             why = self._too_large(problem, seconds)
             if why is not None:

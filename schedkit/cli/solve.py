@@ -13,7 +13,7 @@ Examples
 >>> flags["time_limit"].option_strings
 ('--time-limit',)
 >>> flags["formulation"].option_strings, flags["formulation"].methods[:3]
-(('--formulation', '-f'), ('milp', 'annealing', 'batch_split+fifo'))
+(('--formulation', '-f'), ('auto', 'annealing', 'batch_split+fifo'))
 """
 
 from __future__ import annotations
@@ -209,8 +209,8 @@ def solve_flags(methods: list[tuple[str, type]] | None = None, helps: bool = Tru
     Examples
     --------
     >>> from schedkit.methods import METHODS
-    >>> [f.long for f in solve_flags([("milp", METHODS.get("milp"))])][:4]
-    ['--formulation', '--solver', '--time-limit', '--gap']
+    >>> [f.long for f in solve_flags([("milp", METHODS.get("milp"))])][:5]
+    ['--time-limit', '--seed', '--threads', '--formulation', '--solver']
     >>> {"--verbose", "--insertion"} <= {f.long for f in solve_flags() if f.kind is bool}
     True
     """
