@@ -168,7 +168,9 @@ class Schedule(BaseModel):
     def violations(self, problem, blocks=None) -> list[str]:
         """Every way this schedule breaks ``problem`` (empty when valid).
 
-        ``blocks`` defaults to the problem's semantic blocks (see :mod:`schedkit.validate`).
+        ``blocks`` defaults to the formulation the schedule records, never weaker than the
+        problem's own semantics unless it is a registered preset (see
+        :func:`schedkit.validate.verdict`, the one judgement ``validate`` and ``report`` show).
         """
         from schedkit.validate import violations
 
