@@ -9,3 +9,4 @@ from schedkit.heuristics import greedy as _greedy  # noqa: E402,F401
 from schedkit.heuristics import heft as _heft  # noqa: E402,F401
 from schedkit.heuristics import annealing as _annealing  # noqa: E402,F401
 from schedkit.heuristics import evolution as _evolution  # noqa: E402,F401
+from schedkit.heuristics import chain_split as _chain_split  # noqa: E402,F401
