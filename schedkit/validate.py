@@ -29,7 +29,7 @@ from typing import NamedTuple
 from schedkit.blocks import BLOCKS, block_from_data
 from schedkit.errors import FormulationError, InvalidScheduleError
 from schedkit.numerics import shorter
-from schedkit.problem.bounds import lower_bound
+from schedkit.problem.bounds import formulation_bound
 from schedkit.registry import Registry
 from schedkit.schedule.checks import consistency_violations, row_violations, status_violations
 
@@ -42,8 +42,9 @@ __all__ = ["PRESETS", "Verdict", "canonical", "consistency_violations", "ignored
 #: problem's own semantics (``jssp`` ignores memory and communication).
 PRESETS = Registry("formulation", group="schedkit.formulations", error=FormulationError)
 
-#: The blocks a lower bound of :func:`~schedkit.problem.bounds.lower_bound` relies on.
-_BOUNDED_BY = frozenset({"assignment", "precedence", "no_overlap"})
+#: The blocks the devices' load bound relies on, beside those
+#: :func:`~schedkit.problem.bounds.formulation_bound` asks for.
+_BOUNDED_BY = frozenset({"assignment", "no_overlap"})
 
 
 def register_preset(name: str, blocks, *, replace: bool = False) -> None:
@@ -269,7 +270,7 @@ def verdict(problem, schedule, blocks=None) -> Verdict:
         out.append(f"{len(batched)} task row(s) list 'inputs' (first: '{batched[0]}'), but the problem "
                    f"has no workload of several inputs and no 'batching' block judges it")
     if _BOUNDED_BY <= kinds and schedule.makespan is not None and math.isfinite(schedule.makespan):
-        bound = lower_bound(problem)
+        bound = formulation_bound(problem, judge)
         if shorter(schedule.makespan, bound):
             out.append(f"makespan {schedule.makespan:.10g} is below the instance's lower bound "
                        f"{bound:.10g}: no schedule is that short")
