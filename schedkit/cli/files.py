@@ -32,7 +32,9 @@ def add_file_commands(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "validate", help="check a schedule against its problem",
         description="Check a schedule against its problem, by the formulation the schedule records "
-                    "(the one it was solved with), or by -f.")
+                    "(the one it was solved with; it may add checks to the problem's own semantics, "
+                    "never remove them unless it is a registered preset), or by -f. A schedule "
+                    "without rows (infeasible, no_solution) is a claim the validator cannot check.")
     p.add_argument("problem")
     p.add_argument("schedule")
     p.add_argument("--formulation", "-f", default=None,
