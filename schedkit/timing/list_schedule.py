@@ -185,7 +185,8 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
         if unit:
             candidates = [d for d in candidates if d in unit_devices[group]]
             if not candidates:
-                raise ProblemError(f"collocation group '{group}': no device it may use holds all its tasks")
+                raise ProblemError(f"collocation group '{group}': no device left that all its tasks may use "
+                                   f"and that holds them (heuristic placement)")
         if reserve is not None:
             candidates = reserve.candidates(i, candidates)
             if not candidates:
