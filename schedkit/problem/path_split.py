@@ -21,6 +21,7 @@ Examples
 from __future__ import annotations
 
 import bisect
+import collections
 import math
 from typing import NamedTuple, Sequence
 
@@ -212,6 +213,8 @@ def _split(p: Problem, path, sizes, memory, detours, classes, cuts) -> float:
     f: list[list[list[float]]] = [[] for _ in range(n)]
     entries: list[list[list[float]]] = [[] for _ in range(n)]
     running = [math.inf] * m  # unlimited classes: best entry - prefix, the detours dropped
+    near = max(_NEAR_LEAST, _WORK // (n * max(1, sum(cap < math.inf for cap in caps))))
+    far = [_Far(memory, caps[c], entries, prefix[c], c, near) for c in range(m)]
     for k, v in enumerate(path):
         after = crossing[k + 1]
         modes = 2 + len(after.splits) if after is not None else 1
@@ -219,14 +222,58 @@ def _split(p: Problem, path, sizes, memory, detours, classes, cuts) -> float:
         for c, d in enumerate(reps):
             if not allowed[c][k]:
                 running[c] = math.inf
+                far[c].restart(k + 1)
                 f[k].append([math.inf] * modes)
             elif math.isinf(caps[c]):  # memory never binds: the chains are on the run's device
                 running[c] = min(running[c], entries[k][c][0] - prefix[c][k])
                 f[k].append([running[c] + prefix[c][k + 1]] * modes)
             else:
-                f[k].append(_best_run(allowed[c], k, c, caps[c], memory, entries, prefix[c], starting,
-                                      crossing, modes))
+                best = _best_run(allowed[c], k, c, caps[c], memory, entries, prefix[c], starting, crossing, modes,
+                                 near)
+                plain = far[c](k)
+                f[k].append([min(b, plain) for b in best])
     return min(min(row) for row in f[n - 1])
+
+
+#: Starts of runs weighed exactly per path (detours, modes), over every position and class
+#: of finite memory; a run that starts farther back than its share is weighed as a plain
+#: split, detours and modes dropped: a relaxation, in time O(1) each.
+_WORK = 60_000
+#: The fewest starts weighed exactly.
+_NEAR_LEAST = 8
+
+
+class _Far:
+    """The least plain split whose last run, on a class of capacity ``cap``, ends at ``k``
+    and starts before ``k - near + 1``: a window minimum of ``entry - prefix`` over the
+    starts whose run fits (both ends of the window only move forward)."""
+
+    def __init__(self, memory, cap, entries, prefix, c, near):
+        self.cap, self.entries, self.prefix, self.c, self.near = cap, entries, prefix, c, near
+        self.total = [0.0]  # memory of path[:k]
+        for size in memory:
+            self.total.append(self.total[-1] + size)
+        self.low, self.next, self.window = 0, 0, collections.deque()
+
+    def restart(self, e: int) -> None:
+        """No run holds a task before ``e``."""
+        self.low = self.next = e
+        self.window.clear()
+
+    def __call__(self, k: int) -> float:
+        # (the run's memory from prefix sums, shrunk by 1e-12 so that their rounding
+        # never drops a start that fits: a start too many only lowers the bound)
+        while self.low <= k and not fits((self.total[k + 1] - self.total[self.low]) * (1 - 1e-12), self.cap):
+            self.low += 1
+        while self.next <= k - self.near:
+            e, self.next = self.next, self.next + 1
+            value = self.entries[e][self.c][0] - self.prefix[e]
+            while self.window and self.window[-1][1] >= value:
+                self.window.pop()
+            self.window.append((e, value))
+        while self.window and self.window[0][0] < self.low:
+            self.window.popleft()
+        return self.window[0][1] + self.prefix[k + 1] if self.window else math.inf
 
 
 def _entries(e, c, f, sizes, t, prefix, cuts, m) -> tuple[float, list[float]]:
@@ -250,13 +297,13 @@ def _entries(e, c, f, sizes, t, prefix, cuts, m) -> tuple[float, list[float]]:
     return any_, ways
 
 
-def _best_run(allowed, k, c, cap, memory, entries, prefix, starting, crossing, modes) -> list:
+def _best_run(allowed, k, c, cap, memory, entries, prefix, starting, crossing, modes, near) -> list:
     """``f[k][c]`` by modes: the least split whose last run, on class ``c`` (capacity
-    ``cap``), ends at ``k``."""
+    ``cap``), ends at ``k`` and starts at one of the ``near`` last positions."""
     best = [math.inf] * modes
     after = crossing[k + 1]  # the detour whose span holds the cut after k
     used, inside = 0.0, _Knapsack()
-    for e in range(k, -1, -1):
+    for e in range(k, max(-1, k - near), -1):
         if not allowed[e]:
             break
         used += memory[e]
