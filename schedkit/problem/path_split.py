@@ -238,7 +238,7 @@ def _split(p: Problem, path, sizes, memory, detours, classes, cuts) -> float:
 #: Starts of runs weighed exactly per path (detours, modes), over every position and class
 #: of finite memory; a run that starts farther back than its share is weighed as a plain
 #: split, detours and modes dropped: a relaxation, in time O(1) each.
-_WORK = 60_000
+_WORK = 20_000
 #: The fewest starts weighed exactly.
 _NEAR_LEAST = 8
 
