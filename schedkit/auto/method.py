@@ -18,7 +18,7 @@ Examples
 >>> s.status, round(s.makespan, 3), s.method
 ('optimal', 4.516, 'auto')
 >>> [(p["phase"], p["method"]) for p in s.phases]
-[('incumbent', 'heft'), ('incumbent', 'greedy'), ('bridge_dp', 'bridge_dp')]
+[('incumbent', 'heft'), ('incumbent', 'chain_split'), ('incumbent', 'greedy'), ('bridge_dp', 'bridge_dp')]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 from pydantic import Field, field_validator
 
-from schedkit.auto.plan import Phase, plan
+from schedkit.auto.plan import Phase, plan, share
 from schedkit.auto.profile import profile
 from schedkit.auto.state import AutoEvent, Incumbent
 from schedkit.errors import OptionError, SchedkitError
@@ -124,11 +124,12 @@ class Auto(Method):
         cut_short = False
         try:
             self._incumbent(problem, state, deadline)
-            for phase in plan(shape):
+            phases = self._feasible(problem, plan(shape), state, deadline)
+            for k, phase in enumerate(phases):
                 if state.finished:
                     break
                 left = _left(deadline)
-                seconds = None if left is None else phase.share * left
+                seconds = None if left is None else share(phases[k:]) * left
                 if seconds is not None and seconds < max(phase.least, MIN_PHASE_SECONDS):
                     state.skip(phase.name, phase.method, f"{seconds:.1f} s left for it, it needs "
                                                          f"{max(phase.least, MIN_PHASE_SECONDS):.1f} s")
@@ -158,6 +159,18 @@ class Auto(Method):
                 continue
             state.begin("incumbent", name)
             self._offer(problem, state, name, {"formulation": self.formulation.to_data()})
+
+    def _feasible(self, problem: Problem, phases: list[Phase], state: Incumbent, deadline: float | None) -> list[Phase]:
+        """``phases`` without an exact phase whose model cannot fit even the whole time left
+        (recorded as skipped): the phases before it then get its time."""
+        kept = []
+        for phase in phases:
+            why = self._too_large(problem, _left(deadline)) if phase.method == "milp" else None
+            if why is not None:
+                state.skip(phase.name, phase.method, why)
+                continue
+            kept.append(phase)
+        return kept
 
     def _phase(self, problem: Problem, state: Incumbent, phase: Phase, seconds: float | None) -> None:
         o = self.options

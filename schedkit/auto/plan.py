@@ -18,15 +18,18 @@ plan is documented and tested apart from the methods it calls:
 5. ``refine``: local search on the incumbent's devices (windows re-placed by earliest
    finish, swaps, moves; :func:`~schedkit.decompose.refine.refined`) with the time left.
 
-Each phase starts from the best schedule so far and stops at its share of the time left;
-``auto`` stops as soon as the bound meets the incumbent.
+Each phase starts from the best schedule so far and stops at its share of the time left: its
+``weight`` over the weights of the phases still to run (:func:`share`), so that a phase that
+cannot run (a model too large, a decomposition that refuses the problem) leaves its time to
+the others. ``auto`` stops as soon as the bound meets the incumbent.
 
 Examples
 --------
 >>> from schedkit import Problem
 >>> from schedkit.auto.profile import profile
->>> [(p.name, p.share) for p in plan(profile(Problem.load("examples/hetero20.yaml")))]
-[('bridge_dp', 0.8), ('exact', 0.85), ('refine', 1.0)]
+>>> phases = plan(profile(Problem.load("examples/hetero20.yaml")))
+>>> [(p.name, round(share(phases[k:]), 2)) for k, p in enumerate(phases)]
+[('bridge_dp', 0.8), ('exact', 0.86), ('refine', 1.0)]
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from dataclasses import dataclass
 
 from schedkit.auto.profile import Profile
 
-__all__ = ["Phase", "plan", "SMALL"]
+__all__ = ["Phase", "plan", "share", "SMALL"]
 
 #: Graphs up to this many tasks go to the exact solve first (after ``bridge_dp``).
 SMALL = 300
@@ -59,13 +62,13 @@ class Phase:
     method : str
         The registered method it runs (``milp`` for ``exact``; ``refine`` is the kernel's
         local search, not a registered method).
-    share : float
-        The share of the time left (after the reserve) that it may take.
+    weight : float
+        Its share of the time left is its weight over the weights of the phases still to run.
     """
 
     name: str
     method: str
-    share: float
+    weight: float
     least: float = 0.5
     """Seconds below which the phase is skipped: what it costs before it can return anything
     (a decomposition splits the graph and starts its workers; a MILP builds its model)."""
@@ -80,12 +83,24 @@ def plan(profile: Profile) -> list[Phase]:
         return [Phase("exact", "milp", 1.0, exact)]
     if profile.cuts:
         # (exact when it completes: it gets most of the time, and a proof ends auto)
-        phases.append(Phase("bridge_dp", "bridge_dp", 0.8, split))
+        phases.append(Phase("bridge_dp", "bridge_dp", 28.0, split))
     if profile.tasks <= SMALL:
-        phases.append(Phase("exact", "milp", 0.85, exact))
+        phases.append(Phase("exact", "milp", 6.0, exact))
     else:
         if profile.tasks >= KEDGE_MIN_TASKS:
-            phases.append(Phase("kedge", "kedge", 0.6, split))
-        phases.append(Phase("exact", "milp", 0.5, exact))
+            phases.append(Phase("kedge", "kedge", 3.0, split))
+        phases.append(Phase("exact", "milp", 2.0, exact))
     phases.append(Phase("refine", "refine", 1.0))
     return phases
+
+
+def share(phases: list[Phase]) -> float:
+    """The share of the time left that ``phases[0]`` may take, the others still to run.
+
+    Examples
+    --------
+    >>> kedge, exact, refine = Phase("kedge", "kedge", 3.0), Phase("exact", "milp", 2.0), Phase("refine", "refine", 1.0)
+    >>> share([kedge, exact, refine]), share([kedge, refine])
+    (0.5, 0.75)
+    """
+    return phases[0].weight / sum(p.weight for p in phases)
