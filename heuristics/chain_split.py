@@ -6,8 +6,9 @@ puts every task as late as its successors allow (a layer graph's weights and sid
 sit beside the layer that reads them), a collocation group is one unit at its first
 member's place, and the program chooses where to cut and which device class runs each
 stretch: a stretch costs its tasks' durations on the class, plus, at its start, the
-transfer of the largest tensor crossing the cut (:class:`~schedkit.problem.path_split.CutCosts`),
-and fits the class's memory. Each stretch gets an unused device of its class while there
+transfer of the data crossing the cut (:class:`~schedkit.problem.path_split.CutCosts`):
+its largest tensor (transfers at once) or all of it (one after another), and fits the
+class's memory. Each stretch gets an unused device of its class while there
 is one, else the device of the class with the most memory left that holds it. The mapping
 is then timed by the event simulator with HEFT's upward rank
 (:func:`~schedkit.timing.events.simulate`), so the schedule is valid on any graph; the
@@ -17,8 +18,9 @@ Stretches on classes of finite memory may be charged a penalty each (in mean tas
 durations): none, then 1, which trades a cut for a slower device; when the split needs
 more devices of a class than there are and a reused one overflows, the penalty rises until
 the devices suffice (a :class:`~schedkit.errors.ProblemError` after a few tries: no split
-found, not a proof). The shortest timed schedule over two orders (as late as possible, and
-the problem's topological order) and the first two penalties that fit is kept.
+found, not a proof). The shortest timed schedule is kept, over two orders (as late as
+possible, and the problem's topological order), the two charges of a cut and the first two
+penalties that fit.
 
 Examples
 --------
@@ -37,6 +39,7 @@ Examples
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 
 from schedkit.errors import ProblemError
@@ -107,8 +110,8 @@ class ChainSplit(FollowsFormulation):
 
 
 def split_devices(problem: Problem) -> list[list[int]]:
-    """The mappings to time: each order's split, with no penalty and with the first one
-    that makes the devices suffice (see the module), duplicates once.
+    """The mappings to time: the split of each order and charge of a cut, with no penalty
+    and with the first one that makes the devices suffice (see the module), duplicates once.
 
     Examples
     --------
@@ -127,9 +130,9 @@ def split_devices(problem: Problem) -> list[list[int]]:
     cuts = CutCosts(p, classes, True)
     mean = sum(p.min_duration) / len(p.tasks) or 1.0
     found: list[list[int]] = []
-    for order in (latest_order(p), list(p.topological_order)):
+    for order, how in itertools.product((latest_order(p), list(p.topological_order)), ("max", "sum")):
         units = _units(p, order)
-        crossing = _crossing_sizes(p, units)
+        crossing = _crossing_sizes(p, units, how)
         fitted = 0
         for penalty in _PENALTIES:
             device_of = _assign(p, units, classes, _split(p, units, classes, cuts, crossing, penalty * mean))
@@ -158,20 +161,26 @@ def _units(p: Problem, order: list[int]) -> list[list[int]]:
     return units
 
 
-def _crossing_sizes(p: Problem, units: list[list[int]]) -> list[float]:
-    """``crossing[b]``: the largest size of an edge from a unit before ``b`` to one at or after it."""
+def _crossing_sizes(p: Problem, units: list[list[int]], how: str) -> list[float]:
+    """``crossing[b]``: the data on the edges from a unit before ``b`` to one at or after it,
+    ``how`` it is charged at the cut: ``max`` (the transfers at once, the largest counts) or
+    ``sum`` (one after another)."""
     place = {i: k for k, unit in enumerate(units) for i in unit}
     starts: list[list[tuple[float, int]]] = [[] for _ in units]
+    total = [0.0] * (len(units) + 1)  # (sum: an edge adds its size from after its source to its target)
     for i, j, size in p.edges:
         if place[i] < place[j] and size:
             starts[place[i]].append((-size, place[j]))
-    crossing, live = [0.0] * len(units), []
+            total[place[i] + 1] += size
+            total[place[j] + 1] -= size
+    crossing, live, running = [0.0] * len(units), [], 0.0
     for b in range(1, len(units)):
+        running += total[b]
         for item in starts[b - 1]:
             heapq.heappush(live, item)
         while live and live[0][1] < b:  # (an edge into a unit before b does not cross b)
             heapq.heappop(live)
-        crossing[b] = -live[0][0] if live else 0.0
+        crossing[b] = running if how == "sum" else (-live[0][0] if live else 0.0)
     return crossing
 
 

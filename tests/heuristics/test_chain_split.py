@@ -48,7 +48,7 @@ def test_msr_resnet50_layer_graph_beats_heft():
 
     p = Problem.from_dict(load_msr("data/msr-dnn/layer/resnet50_inference.json"))
     s = solve(p, "chain_split")
-    assert s.makespan < 1000 < solve(p, "heft").makespan      # 985.5 against 1351.4
+    assert s.makespan < 1000 < solve(p, "heft").makespan      # 969.7 against 1351.4
     assert s.bound > 700
 
 
