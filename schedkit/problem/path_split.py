@@ -72,7 +72,7 @@ class CutCosts:
             return math.inf  # no two distinct linked devices: the split is impossible
         if not self.communication:
             return 0.0
-        best = min(size * i + t for i, t in front)
+        best = min([size * i + t for i, t in front])
         for (u, v), own in getattr(size, "times", {}).items():  # an edge's own times win
             if u != v and u in self.classes[a] and v in self.classes[b]:
                 best = min(best, own)
@@ -218,7 +218,7 @@ def _split(p: Problem, path, sizes, memory, detours, classes, cuts) -> float:
     for k, v in enumerate(path):
         after = crossing[k + 1]
         modes = 2 + len(after.splits) if after is not None else 1
-        entries[k] = [_entries(k, c, f, sizes, crossing[k], prefix, cuts, m) for c in range(m)]
+        entries[k] = _entries(k, f, sizes, crossing[k], prefix, cuts, m)
         for c, d in enumerate(reps):
             if not allowed[c][k]:
                 running[c] = math.inf
@@ -276,25 +276,30 @@ class _Far:
         return self.window[0][1] + self.prefix[k + 1] if self.window else math.inf
 
 
-def _entries(e, c, f, sizes, t, prefix, cuts, m) -> tuple[float, list[float]]:
-    """The ways into a run on class ``c`` starting at ``e``: the best over every mode of the
-    cut before it, and, when the detour ``t`` crosses that cut, the best by mode with its
-    excess paid (mode 0: the run before does not hold ``x``, more cuts follow, no excess)."""
+def _entries(e, f, sizes, t, prefix, cuts, m) -> list[tuple[float, list[float]]]:
+    """Per class ``c``, the ways into a run on ``c`` starting at ``e``: the best over every
+    mode of the cut before it, and, when the detour ``t`` crosses that cut, the best by mode
+    with its excess paid (mode 0: the run before does not hold ``x``, more cuts follow)."""
     if e == 0:
-        return 0.0, []
-    any_, ways = math.inf, [math.inf] * (len(f[e - 1][0]) if t is not None else 0)
-    for a in range(m):
-        cut = cuts(sizes[e], a, c)
-        any_ = min(any_, min(f[e - 1][a]) + cut)
-        if t is None or math.isinf(cut):
-            continue
-        way = prefix[a][e] - prefix[a][t.start + 1] + cut + prefix[c][t.end] - prefix[c][e]
-        ways[0] = min(ways[0], f[e - 1][a][0] + cut)
-        ways[1] = min(ways[1], f[e - 1][a][1] + cut + max(0.0, t.least + t.two - way))
-        shared = max(0.0, t.least + t.one - way)
-        for q in range(2, len(ways)):
-            ways[q] = min(ways[q], f[e - 1][a][q] + cut + shared)
-    return any_, ways
+        return [(0.0, [])] * m
+    before = f[e - 1]
+    least = [min(row) for row in before]
+    out = []
+    for c in range(m):
+        cut = [cuts(sizes[e], a, c) for a in range(m)]
+        any_ = min(x + y for x, y in zip(least, cut))
+        ways = [math.inf] * (len(before[0]) if t is not None else 0)
+        for a in range(m if t is not None else 0):
+            if cut[a] == math.inf:
+                continue
+            way = prefix[a][e] - prefix[a][t.start + 1] + cut[a] + prefix[c][t.end] - prefix[c][e]
+            ways[0] = min(ways[0], before[a][0] + cut[a])
+            ways[1] = min(ways[1], before[a][1] + cut[a] + max(0.0, t.least + t.two - way))
+            shared = max(0.0, t.least + t.one - way)
+            for q in range(2, len(ways)):
+                ways[q] = min(ways[q], before[a][q] + cut[a] + shared)
+        out.append((any_, ways))
+    return out
 
 
 def _best_run(allowed, k, c, cap, memory, entries, prefix, starting, crossing, modes, near) -> list:
@@ -317,7 +322,7 @@ def _best_run(allowed, k, c, cap, memory, entries, prefix, starting, crossing, m
         run = prefix[k + 1] - prefix[e]
         if (t is None or k < t.end) and not (after is not None and e <= after.start):
             # (most starts: one way in, one way out)
-            if any_ < math.inf:
+            if any_ + run < best[0]:
                 value = any_ + run + (inside(cap - used) if inside.total else 0.0)
                 if value < best[0]:
                     best[0] = value
@@ -332,7 +337,8 @@ def _best_run(allowed, k, c, cap, memory, entries, prefix, starting, crossing, m
             exits = [(0, 0.0)]
         for way, extra in ways:
             for mode, more in exits:
-                if math.isinf(way) or not fits(used + extra + more, cap):
+                # (the detours' penalties are >= 0: a way no shorter than the best needs none)
+                if way + run >= best[mode] or not fits(used + extra + more, cap):
                     continue
                 value = way + run + inside(cap - used - extra - more)
                 best[mode] = min(best[mode], value)
