@@ -4,7 +4,7 @@ import io
 import time
 
 from schedkit.cli.main import main
-from schedkit.progress import Progress, Ticker, terminal
+from schedkit.progress import Progress, Ticker, silenced, terminal
 
 
 class Tty(io.StringIO):
@@ -116,3 +116,32 @@ def test_no_progress_inside_a_silenced_block():
     with silenced():
         assert steps("annealing", stream=stream) is None
         assert terminal(stream) is False
+
+
+def test_the_phase_line_shows_phase_incumbent_bound_and_gap_and_erases_itself():
+    from types import SimpleNamespace as Event
+
+    from schedkit.progress import PhaseLine
+
+    stream = Tty()
+    line = PhaseLine("auto", limit=10, stream=stream)
+    assert line.enabled
+    line(Event(phase="incumbent", makespan=None, bound=None, gap=None))
+    time.sleep(0.4)
+    line(Event(phase="exact", makespan=12.5, bound=10.0, gap=0.2))
+    time.sleep(0.6)                                  # rich redraws it four times a second
+    line(Event(phase="done", makespan=12.5, bound=10.0, gap=0.2))
+    drawn = stream.getvalue()
+    assert "auto  incumbent" in drawn and "exact" in drawn and "incumbent 12.5  bound 10  gap 20.00%" in drawn
+    assert drawn.endswith("\x1b[2K")                 # erased: the summary starts on a clean line
+    off = PhaseLine("auto", stream=io.StringIO())    # not a terminal: nothing at all
+    off(Event(phase="exact", makespan=1.0, bound=1.0, gap=0.0))
+    assert not off.enabled and off.stream.getvalue() == ""
+
+
+def test_auto_draws_its_line_only_on_a_terminal_and_not_when_quiet():
+    from schedkit.methods import METHODS
+
+    assert METHODS.get("auto")().progress is None    # pytest's stderr is no terminal
+    with silenced():
+        assert METHODS.get("auto")().progress is None
