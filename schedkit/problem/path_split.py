@@ -51,6 +51,14 @@ class CutCosts:
     ``cuts(size, a, b)``: ``inf`` when no two distinct linked devices of the classes
     exist (a split there is impossible), 0 without ``communication``; a ``Payload``'s own
     times count for the pairs they name.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.load("examples/tiny.yaml")       # a gpu and a cpu, 1.6e7 per time unit
+    >>> cuts = CutCosts(p, device_classes(p), True)
+    >>> round(cuts(4e6, 0, 1), 4), cuts(4e6, 0, 0)     # gpu -> cpu; no second gpu
+    (0.26, inf)
     """
 
     def __init__(self, problem: Problem, classes, communication: bool):
