@@ -191,4 +191,8 @@ class Fusion(Reduction):
     def invert(self, results, inverse):
         problem, groups = inverse.payload["problem"], inverse.payload["groups"]
         schedule = expand(problem, groups, results[0].schedule, self.name)
-        return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule)
+        fused = sum(len(g) for g in groups if len(g) > 1)
+        message = (f"fusion: {len(problem.tasks)} tasks scheduled as {len(groups)} ({fused} fused)" if fused else
+                   "fusion fused nothing: no rule matched the tasks' op (the problem was solved as it is)")
+        return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule,
+                      message=message)

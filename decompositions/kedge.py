@@ -207,6 +207,11 @@ class Kedge(Split):
         parts = self._round(state, len(results))
         return parts, self.inverse(state["problem"], state)
 
+    def rounds(self, inverse):
+        """One round per module not yet solved (the round just made included)."""
+        state = inverse.payload
+        return max(1, len(state["modules"]) - len(state["rounds"]) + 1)
+
     # -------------------------------------------------------------- one round per module
     def _round(self, state: dict, first: int) -> list[Problem]:
         problem: Problem = state["problem"]

@@ -48,7 +48,9 @@ seconds, a local search changes devices while that list schedule gets shorter
 (:func:`~schedkit.decompose.refine.refined`): windows of the tasks re-placed by earliest
 finish, the others kept, and moves of whole groups, then ever smaller parts of them. The
 coarse solve optimised the coarse makespan, and its devices are seldom the best ones for
-the expanded schedule. A restriction, with no bound.
+the expanded schedule. A restriction, with no bound. Under the method's ``time_limit``, the
+refinement gets at most a quarter of the time left after coarsening (:data:`REFINE_SHARE`),
+the coarse solve the rest, and it stops at the limit whatever ``refine`` says.
 
 Examples
 --------
@@ -67,6 +69,7 @@ Examples
 from __future__ import annotations
 
 import heapq
+import time
 from bisect import bisect_left
 from typing import Literal
 
@@ -84,6 +87,10 @@ from schedkit.problem.bounds import lower_bound
 from schedkit.schedule import Quality, Result, Termination
 
 __all__ = ["Merge", "MergeOptions", "merge_groups"]
+
+#: Under a time limit, the refinement gets at most this share of the time left after
+#: coarsening (and at most ``refine`` seconds); the coarse solve gets the rest.
+REFINE_SHARE = 0.25
 
 
 class MergeOptions(BaseModel):
@@ -272,8 +279,15 @@ class Merge(Reduction):
         groups, coarse = _coarsened(problem, self.options)
         return coarse, self.inverse(problem, {"problem": problem, "groups": groups})
 
+    def invert_seconds(self, left: float) -> float:
+        """The refinement's seconds: ``refine``, at most :data:`REFINE_SHARE` of the time left."""
+        return min(self.options.refine, REFINE_SHARE * left)
+
     def invert(self, results, inverse):
         problem, groups = inverse.payload["problem"], inverse.payload["groups"]
         schedule = reordered(problem, expand(problem, groups, results[0].schedule, self.name), self.name)
-        schedule = refined(problem, schedule, groups, self.options.refine, self.name)
+        seconds = self.options.refine
+        if self.deadline is not None:  # the method's time limit: what the coarse solve left
+            seconds = min(seconds, max(0.0, self.deadline - time.perf_counter()))
+        schedule = refined(problem, schedule, groups, seconds, self.name)
         return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule)

@@ -36,6 +36,7 @@ from collections.abc import Iterable, Sequence
 from schedkit.decompose.reduction import (EXACTNESS, DecompositionRefused, Exactness, InverseData,
                                           Reduction, Split, fingerprint)
 from schedkit.errors import SchedkitError
+from schedkit.numerics import OPTIMAL_GAP, closed
 from schedkit.problem import Problem
 from schedkit.schedule import Quality, Result, Termination
 
@@ -54,8 +55,12 @@ def combine(exactness: Iterable[Exactness], parts: Sequence[Result], inverted: R
 
     Rules:
 
-    - **Optimal** only if every step is ``equivalent`` and every part is ``optimal``;
-      the bound is then the objective.
+    - **Optimal** if every step is ``equivalent`` and every part is ``optimal`` (the
+      bound is then the objective), or if no step is a ``restriction`` and the bound of
+      ``inverted`` meets its objective (within :data:`~schedkit.numerics.OPTIMAL_GAP`,
+      as an exact solver's proof): a valid lower bound that the schedule reaches proves it
+      optimal (``bridge_dp``'s DP over the parts' bounds), unless every part is a
+      heuristic's, which says ``heuristic`` as its parts would, gap 0 or not.
     - Otherwise **feasible** when every part has a schedule and the steps inverted them
       into one (``inverted``).
     - The **bound** of ``inverted`` is kept when no step is a ``restriction``: the bound
@@ -66,6 +71,8 @@ def combine(exactness: Iterable[Exactness], parts: Sequence[Result], inverted: R
       **none** (the file says ``no_solution``), with a message naming the part.
     - The **termination** is the most telling among the parts' (:data:`SEVERITY`):
       ``finished`` only if every part finished.
+    - The **provenance** is ``heuristic`` when every part's is (the schedule file then
+      says ``heuristic``, as the parts' method would), else ``decomposition``.
     - With ``optional`` parts (a split that chooses among alternatives, such as
       ``bridge_dp``'s device pairs), a part without a schedule does not make the result
       schedule-less when the split still inverted the others into one; the result is
@@ -95,6 +102,12 @@ def combine(exactness: Iterable[Exactness], parts: Sequence[Result], inverted: R
     >>> r = combine(["restriction"], [optimal], optimal)
     >>> r.status, r.bound
     ('feasible', None)
+    >>> stopped = optimal.model_copy(update={"quality": "feasible", "termination": "time_limit"})
+    >>> combine(["equivalent"], [stopped], optimal).status      # the bound still meets it
+    'optimal'
+    >>> listed = Result(termination="finished", quality="feasible", schedule=rows, provenance="heuristic")
+    >>> combine(["restriction"], [listed], listed).status
+    'heuristic'
     >>> lost = Result.nothing("milp", "p/1", "time_limit", message="time limit, no schedule")
     >>> r = combine(["equivalent"], [optimal, lost], method="split", problem="p")
     >>> r.status, r.termination.value, r.message
@@ -108,7 +121,9 @@ def combine(exactness: Iterable[Exactness], parts: Sequence[Result], inverted: R
     found = {r.termination for r in parts} | ({inverted.termination} if inverted is not None else set())
     termination = next(t for t in SEVERITY if t in found or t is Termination.FINISHED)
     names = {"method": method or (inverted.method if inverted is not None else ""),
-             "problem": problem or (inverted.problem if inverted is not None else "")}
+             "problem": problem or (inverted.problem if inverted is not None else ""),
+             "provenance": "heuristic" if parts and all(r.provenance == "heuristic" for r in parts)
+             else "decomposition"}
     missing = [k for k, r in enumerate(parts) if r.schedule is None]
     usable = optional and inverted is not None and inverted.schedule is not None
     if missing and not usable:
@@ -118,20 +133,20 @@ def combine(exactness: Iterable[Exactness], parts: Sequence[Result], inverted: R
         why = f": {parts[k].message}" if parts[k].message else ""
         message = f"part {k + 1} of {len(parts)} ('{parts[k].problem}') {what}{why}"
         quality = Quality.INFEASIBLE if exact and proofs else Quality.NONE
-        return Result(termination=termination, quality=quality, provenance="decomposition",
-                      message=message, **names)
+        return Result(termination=termination, quality=quality, message=message, **names)
     if inverted is None or inverted.schedule is None:
         why = inverted.message if inverted is not None and inverted.message else "no schedule"
-        return Result(termination=termination, quality=Quality.NONE, provenance="decomposition",
+        return Result(termination=termination, quality=Quality.NONE,
                       message=f"the decomposition could not combine its parts: {why}", **names)
     optimal = exact and all(r.quality is Quality.OPTIMAL or (optional and r.quality is Quality.INFEASIBLE)
                             for r in parts)
     bound = None if "restriction" in words else inverted.bound
+    optimal = optimal or (names["provenance"] != "heuristic" and closed(inverted.objective, bound, OPTIMAL_GAP))
     if optimal:
         bound = inverted.objective
     return Result(termination=termination, quality=Quality.OPTIMAL if optimal else Quality.FEASIBLE,
                   schedule=inverted.schedule, objective=inverted.objective, bound=bound,
-                  provenance="decomposition", message=inverted.message, **names)
+                  message=inverted.message, **names)
 
 
 class Chain:
@@ -223,6 +238,17 @@ class Chain:
         payload = dict(payload, steps=tuple(trail), parts=payload["parts"] + len(parts))
         return list(parts), InverseData(made_by=inverse.made_by, problem=inverse.problem,
                                         payload=payload, exactness=inverse.exactness)
+
+    def rounds(self, inverse: InverseData) -> int:
+        """Rounds of parts still to come, the current one included (see :meth:`Split.rounds`)."""
+        if self.split is None:
+            return 1
+        split_inverse, _ = inverse.payload["steps"][-1]
+        return max(1, self.split.rounds(split_inverse))
+
+    def invert_seconds(self, left: float) -> float:
+        """The seconds out of ``left`` that the steps' ``invert`` want for work of their own."""
+        return min(left, sum(step.invert_seconds(left) for step in self.steps))
 
     def achieved(self, inverse: InverseData) -> tuple[Exactness, ...]:
         """The exactness of every step as applied: a step's inverse data may say it achieved

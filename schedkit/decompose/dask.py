@@ -104,6 +104,11 @@ class DaskExecutor(Executor):
         """Run ``fn(*args, **kwargs)`` on a worker; a ``concurrent.futures.Future`` of its value."""
         return self._executor.submit(fn, *args, **kwargs)
 
+    def workers(self) -> int:
+        """The number of worker threads of the cluster now (each runs one part at a time)."""
+        info = self.client.scheduler_info().get("workers", {})
+        return max(1, sum(int(w.get("nthreads", 1)) for w in info.values()))
+
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Close the client, and the local cluster if this executor started one."""
         self.client.close()

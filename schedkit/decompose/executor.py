@@ -35,10 +35,13 @@ import contextlib
 import multiprocessing
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
+from schedkit.decompose.budget import GRACE, part_seconds
 from schedkit.decompose.parts import Part, part_result, solve_part
 from schedkit.errors import SchedkitError
 from schedkit.schedule import Result
@@ -66,7 +69,8 @@ def usable_cores() -> int:
 
 
 def run_parts(parts: Sequence[Part], executor: Executor | None = None,
-              progress: OnProgress | None = None) -> list[Result]:
+              progress: OnProgress | None = None, *, deadline: float | None = None,
+              workers: int = 1) -> list[Result]:
     """Solve every part; return their results in the order of ``parts``.
 
     Parameters
@@ -79,6 +83,15 @@ def run_parts(parts: Sequence[Part], executor: Executor | None = None,
     progress : callable, optional
         ``progress(done, total)``: called with ``done = 0`` before the first part and after
         each result (in the order of the parts).
+    deadline : float, optional
+        A wall-clock time (``time.time()``) by which every part must end. The parts share
+        the time (:func:`~schedkit.decompose.budget.part_seconds`): in this process,
+        each gets the time left divided by the parts left when it starts; on an executor,
+        the time divided by the waves of ``workers`` parts. A part whose answer has not
+        come :data:`~schedkit.decompose.budget.GRACE` seconds after the deadline is given
+        up (cancelled where it has not started) and has a result without a schedule.
+    workers : int
+        How many parts the executor runs at once.
 
     Returns
     -------
@@ -91,28 +104,48 @@ def run_parts(parts: Sequence[Part], executor: Executor | None = None,
     PartError
         The first part (in order) that failed; the parts not yet started are cancelled.
     """
-    payloads = [part.payload() for part in parts]
-    total = len(payloads)
+    parts = list(parts) if deadline is None else [part.timed(part.seconds, deadline) for part in parts]
+    total = len(parts)
     if progress is not None:
         progress(0, total)
-    answers: list[dict] = []
+    answers: list[dict | Result] = []
     if executor is None:
-        for payload in payloads:
-            answers.append(solve_part(payload))
+        for k, part in enumerate(parts):
+            # what the parts before this one left, shared by it and the parts after it
+            share = None if deadline is None else max(0.0, deadline - time.time()) / (total - k)
+            answers.append(solve_part(part.payload(_least(part.seconds, share))))
             if progress is not None:
                 progress(len(answers), total)
     else:
-        futures = [executor.submit(solve_part, payload) for payload in payloads]
+        share = None if deadline is None else part_seconds(max(0.0, deadline - time.time()), total, workers)
+        futures = [executor.submit(solve_part, part.payload(_least(part.seconds, share))) for part in parts]
         try:
-            for future in futures:  # submission order; never as_completed (dask #3695)
-                answers.append(future.result())
+            for part, future in zip(parts, futures):  # submission order; never as_completed (dask #3695)
+                answers.append(_answer(part, future, deadline))
                 if progress is not None:
                     progress(len(answers), total)
         except BaseException:
             for future in futures:
                 future.cancel()
             raise
-    return [part_result(answer) for answer in answers]
+    return [answer if isinstance(answer, Result) else part_result(answer) for answer in answers]
+
+
+def _least(*seconds: float | None) -> float | None:
+    found = [s for s in seconds if s is not None]
+    return min(found) if found else None
+
+
+def _answer(part: Part, future: Future, deadline: float | None) -> dict | Result:
+    """The answer of ``future``; after the deadline (and :data:`GRACE`), the part's late result."""
+    if deadline is None:
+        return future.result()
+    try:
+        return future.result(timeout=max(0.0, deadline + GRACE - time.time()))
+    except FutureTimeout:
+        # A running process cannot be stopped from here: its own time limit ends it.
+        future.cancel()
+        return part.late("no answer by the time limit")
 
 
 def parse_executor(spec: str) -> int | str | None:
@@ -150,6 +183,41 @@ def parse_executor(spec: str) -> int | str | None:
     else:
         raise SchedkitError(f"unknown executor '{spec}' (known: {', '.join(EXECUTORS)})")
     return count if word.startswith("process") else f"local:{count}"
+
+
+def bounded_executor(spec: str, threads: int | None) -> str:
+    """``spec`` with at most ``threads`` workers (a method's ``threads`` option); a
+    scheduler's address and ``serial`` are left as they are.
+
+    Examples
+    --------
+    >>> bounded_executor("process:8", 2), bounded_executor("dask:1", 4), bounded_executor("serial", 2)
+    ('process:2', 'dask:1', 'serial')
+    >>> bounded_executor("process", None)
+    'process'
+    """
+    target = parse_executor(spec)
+    if threads is None or target is None or (isinstance(target, str) and not target.startswith("local:")):
+        return spec
+    count = target if isinstance(target, int) else int(target.partition(":")[2])
+    kind = "process" if isinstance(target, int) else "dask"
+    return f"{kind}:{min(count, threads)}"
+
+
+def executor_workers(executor: Executor | None) -> int:
+    """How many parts ``executor`` runs at once (1 for ``None``: this process).
+
+    Examples
+    --------
+    >>> executor_workers(None)
+    1
+    """
+    if executor is None:
+        return 1
+    count = getattr(executor, "_max_workers", None)  # a ProcessPoolExecutor's
+    if count is None and hasattr(executor, "workers"):
+        count = executor.workers()
+    return max(1, count or 1)
 
 
 def make_executor(spec: str = "serial", timeout: float | None = None) -> Executor | None:

@@ -14,6 +14,14 @@ registered :class:`~schedkit.decompose.reduction.Reduction` or
    process. A split that comes in rounds (``kedge``) gets the next round from the results,
 4. inverts the results; :func:`~schedkit.decompose.chain.combine` decides the quality.
 
+With a ``time_limit``, the whole method (apply, every part and round, invert) keeps to it
+(:mod:`~schedkit.decompose.budget`): each part gets its share of the time left (within
+the inner method's own ``time_limit``), on every executor; the parts the limit leaves
+without a schedule are finished by a fast heuristic (:data:`FINISHER`), and the result
+says so (status ``feasible`` unless a bound proves it optimal, termination
+``time_limit``). The inner method gets the method's ``seed`` unless its options set one;
+``threads`` bounds the number of workers of ``process`` and ``dask`` executors.
+
 On a terminal, a progress line counts the parts (:mod:`schedkit.progress`).
 
 :meth:`~schedkit.methods.Method.result` then validates the schedule on the *original*
@@ -36,8 +44,8 @@ Examples
 >>> s = solve(p, "whole_method_example", inner="milp", inner_options="time_limit=30")
 >>> s.status, s.method, round(s.makespan, 3)
 ('optimal', 'whole_method_example:milp', 4.516)
->>> solve(p, "whole_method_example", inner="heft").status     # a heuristic proves nothing
-'feasible'
+>>> solve(p, "whole_method_example", inner="heft").status     # what heft's own schedule says
+'heuristic'
 """
 
 from __future__ import annotations
@@ -50,16 +58,21 @@ from pydantic import field_validator
 
 from schedkit.blocks.base import block_from_data
 from schedkit.blocks.interchangeable import device_groups, first_difference
+from schedkit.decompose.budget import Budget
 from schedkit.decompose.chain import Chain
-from schedkit.decompose.executor import OnProgress, executor_for, parse_executor, run_parts
+from schedkit.decompose.executor import (OnProgress, bounded_executor, executor_for, executor_workers,
+                                         parse_executor, run_parts)
 from schedkit.decompose.parts import Part, part_options
 from schedkit.decompose.reduction import DECOMPOSITIONS, NoOptions, Reduction, Split
 from schedkit.errors import SchedkitError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method
 from schedkit.registry import Registry
 from schedkit.problem import Problem
-from schedkit.progress import steps
-from schedkit.schedule import Result
+from schedkit.progress import silenced, steps
+from schedkit.schedule import Quality, Result, Termination
+
+#: The fast heuristic that finishes the parts a time limit left without a schedule.
+FINISHER = "heft"
 
 
 class DecomposeOptions(MethodOptions):
@@ -161,20 +174,61 @@ class DecompositionMethod(Method):
 
     def run(self, problem: Problem) -> Result:
         o = self.options
+        budget = Budget(o.time_limit)
+        for step in self.chain.steps:
+            step.deadline = budget.deadline
         blocks = self.blocks(problem)
         subproblems, inverse = self.chain.apply(problem, blocks)
         results: list[Result] = []
-        with executor_for(o.executor) as executor:
+        finished = 0
+        with executor_for(bounded_executor(o.executor, o.threads)) as executor:
             while True:
                 parts = [Part.of(sub, o.inner, self._part_options(sub)) for sub in subproblems]
+                left = budget.left()
+                end = budget.round_end(self.chain.rounds(inverse),
+                                       0.0 if left is None else self.chain.invert_seconds(left))
                 # A round of one part gains nothing from a worker: it runs here.
-                results += run_parts(parts, executor if len(parts) > 1 else None,
-                                     self._round_progress(len(results)))
+                pool = executor if len(parts) > 1 else None
+                found = run_parts(parts, pool, self._round_progress(len(results)), deadline=end,
+                                  workers=executor_workers(pool))
+                if budget.seconds is not None:  # without a limit, a part's own limit stands
+                    found, count = self._finish(subproblems, found)
+                    finished += count
+                results += found
                 step = self.chain.advance(results, inverse)
                 if step is None:
                     break
                 subproblems, inverse = step
-        return self.chain.invert(results, inverse, problem=problem, method=f"{self.name}:{o.inner}")
+        result = self.chain.invert(results, inverse, problem=problem, method=f"{self.name}:{o.inner}")
+        return self._told(result, finished, len(results))
+
+    def _finish(self, subproblems: list[Problem], results: list[Result]) -> tuple[list[Result], int]:
+        """The results, with every part the time limit left without a schedule solved by
+        :data:`FINISHER` (in this process: it takes milliseconds), and how many were."""
+        fields = METHODS.get(FINISHER).Options.model_fields
+        options = part_options(FINISHER, {key: value for key, value in self.options.inner_options.items()
+                                          if key == "formulation" and key in fields})
+        done, count = list(results), 0
+        for k, result in enumerate(results):
+            if result.schedule is not None or result.termination is not Termination.TIME_LIMIT \
+                    or result.quality is Quality.INFEASIBLE:
+                continue
+            try:
+                with silenced():
+                    done[k] = METHODS.get(FINISHER)(**options).result(subproblems[k])
+            except SchedkitError:
+                continue  # (a formulation the finisher does not take): the part stays unsolved
+            count += 1
+        return done, count
+
+    def _told(self, result: Result, finished: int, total: int) -> Result:
+        """``result``, saying that the time limit ran out and what was done about it."""
+        if not finished:
+            return result
+        note = (f"the time limit ran out: {finished} of {total} parts were finished by {FINISHER} "
+                f"(a heuristic)")
+        return result.model_copy(update={"termination": Termination.TIME_LIMIT,
+                                         "message": "; ".join(filter(None, [result.message, note]))})
 
     def _part_options(self, sub: Problem) -> dict:
         """The inner method's options for the part ``sub``.
@@ -183,7 +237,9 @@ class DecompositionMethod(Method):
         them): it is solved without the formulation's ``symmetry`` block, a speed-up that
         does not change the optimum, instead of being refused by it.
         """
-        options = self.options.inner_options
+        options = dict(self.options.inner_options)
+        if "seed" not in options and "seed" in METHODS.get(self.options.inner).Options.model_fields:
+            options["seed"] = self.options.seed
         if not device_groups(sub) or first_difference(sub) is None \
                 or "formulation" not in METHODS.get(self.options.inner).Options.model_fields:
             return options

@@ -14,10 +14,21 @@ method would otherwise start a second thread for its bound search). For the same
 a decomposition used as a part's method (``fusion`` with ``inner="bridge_dp"``) runs its
 own parts serially, in the worker, unless its options name an ``executor``.
 
+A part of a run with a time limit carries its ``seconds`` and a wall-clock ``deadline``
+(:mod:`~schedkit.decompose.budget`): :func:`solve_part` gives the method the least of
+them and of the method's own ``time_limit`` when the part starts, so a part that waited
+in a queue does not run past the deadline, and a part that starts too late to do
+anything is not started (its result says so, without a schedule).
+
 Examples
 --------
 >>> from schedkit import Problem
->>> from schedkit.schedule import Result
+>>> from schedkit.schedule import Result, Termination
+
+#: A part that would get fewer seconds than this is not started.
+LEAST_SECONDS = 0.05
+#: The message of a part that was not started.
+NOT_STARTED = "not started: the time limit ran out"
 >>> part = Part.of(Problem.load("examples/tiny.yaml"), "milp", {"time_limit": 30})
 >>> part.name, part.method, part.options
 ('tiny', 'milp', {'time_limit': 30, 'threads': 1})
@@ -30,13 +41,19 @@ Examples
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 
 from schedkit.errors import SchedkitError
 from schedkit.methods import METHODS
 from schedkit.problem import Problem, ProblemSpec, parse_spec
 from schedkit.progress import silenced
-from schedkit.schedule import Result
+from schedkit.schedule import Result, Termination
+
+#: A part that would get fewer seconds than this is not started.
+LEAST_SECONDS = 0.05
+#: The message of a part that was not started.
+NOT_STARTED = "not started: the time limit ran out"
 
 
 class PartError(SchedkitError):
@@ -57,8 +74,8 @@ def part_options(method: str, options: dict | None = None) -> dict:
     {'time_limit': 5, 'threads': 1}
     >>> part_options("milp", {"threads": 4})
     {'threads': 4}
-    >>> part_options("heft")
-    {}
+    >>> part_options("heft", {"threads": 2})
+    {'threads': 2}
     """
     options = dict(options or {})
     fields = METHODS.get(method).Options.model_fields
@@ -83,11 +100,17 @@ class Part:
         The method's options (JSON data: a formulation travels as its data, for instance
         ``{"formulation": {"blocks": [...]}}``); ``threads=1`` is added for methods that
         take it (see :func:`part_options`).
+    seconds : float, optional
+        At most this many seconds for the method (within its own ``time_limit``).
+    deadline : float, optional
+        A wall-clock time (``time.time()``) by which the part must end.
     """
 
     problem: dict
     method: str = "milp"
     options: dict = field(default_factory=dict)
+    seconds: float | None = None
+    deadline: float | None = None
 
     def __post_init__(self):
         if not isinstance(self.problem, dict):
@@ -115,9 +138,44 @@ class Part:
         """The name of the part's problem."""
         return str(self.problem.get("name", "?"))
 
-    def payload(self) -> dict:
-        """The data :func:`solve_part` takes: ``{"problem", "method", "options"}``."""
-        return {"problem": self.problem, "method": self.method, "options": dict(self.options)}
+    def payload(self, seconds: float | None = None) -> dict:
+        """The data :func:`solve_part` takes: ``{"problem", "method", "options"}``, and
+        ``seconds`` and ``deadline`` when the part has them (``seconds``: instead of the part's)."""
+        payload = {"problem": self.problem, "method": self.method, "options": dict(self.options)}
+        seconds = self.seconds if seconds is None else seconds
+        if seconds is not None:
+            payload["seconds"] = seconds
+        if self.deadline is not None:
+            payload["deadline"] = self.deadline
+        return payload
+
+    def timed(self, seconds: float | None, deadline: float | None) -> Part:
+        """The same part with ``seconds`` and a wall-clock ``deadline``."""
+        return Part(self.problem, self.method, self.options, seconds, deadline)
+
+    def late(self, why: str = NOT_STARTED) -> Result:
+        """The result of the part when it ran out of time before it had anything."""
+        return Result.nothing(self.method, self.name, Termination.TIME_LIMIT, message=why)
+
+
+def time_limit(payload: dict) -> float | None:
+    """The time limit a part's method gets now: the least of its own ``time_limit``, the
+    part's ``seconds`` and the time to its ``deadline`` (``None``: no limit; ``0``: none left).
+
+    Examples
+    --------
+    >>> time_limit({"options": {"time_limit": 5}, "seconds": 2.0})
+    2.0
+    >>> time_limit({"options": {}, "deadline": time.time() - 1})
+    0.0
+    >>> time_limit({"options": {}}) is None
+    True
+    """
+    found = [payload.get("options", {}).get("time_limit"), payload.get("seconds")]
+    if payload.get("deadline") is not None:
+        found.append(max(0.0, payload["deadline"] - time.time()))
+    found = [float(x) for x in found if x is not None]
+    return min(found) if found else None
 
 
 def solve_part(payload: dict) -> dict:
@@ -133,7 +191,8 @@ def solve_part(payload: dict) -> dict:
     Parameters
     ----------
     payload : dict
-        ``{"problem": spec data, "method": name, "options": dict}``, as made by
+        ``{"problem": spec data, "method": name, "options": dict}``, and the part's
+        ``seconds`` and ``deadline`` when it has them (:func:`time_limit`), as made by
         :meth:`Part.payload`.
 
     Raises
@@ -149,10 +208,17 @@ def solve_part(payload: dict) -> dict:
         raise PartError(f"{label}: method '{method}' is not registered in this process (a method "
                         f"registered at run time is known only to the process that registered it: "
                         f"use executor 'serial', or register it in an importable module)")
+    options = dict(payload.get("options", {}))
+    limit = time_limit(payload)
+    if limit is not None and "time_limit" in METHODS.get(method).Options.model_fields:
+        if limit < LEAST_SECONDS:
+            late = Result.nothing(method, str(data.get("name", "?")), Termination.TIME_LIMIT, message=NOT_STARTED)
+            return late.model_dump(mode="json", by_alias=True)
+        options["time_limit"] = limit
     try:
         with silenced():  # the decomposition shows its own progress
             problem = Problem(parse_spec(data))
-            result = METHODS.get(method)(**payload.get("options", {})).result(problem)
+            result = METHODS.get(method)(**options).result(problem)
     except SchedkitError as exc:
         raise PartError(f"{label}: {exc}") from None
     return result.model_dump(mode="json", by_alias=True)

@@ -172,6 +172,16 @@ class _Step(ABC):
             raise TypeError(f"{cls.__name__}.exactness is {cls.exactness!r}, "
                             f"not one of {', '.join(EXACTNESS)}")
 
+    deadline: float | None = None
+    """The ``time.perf_counter()`` time by which ``invert`` must be done: set by the
+    decomposition method from its ``time_limit`` before it applies the step (``None``: no
+    limit). Only an ``invert`` with work of its own beyond stitching reads it."""
+
+    def invert_seconds(self, left: float) -> float:
+        """The seconds, out of ``left`` seconds of the time limit, that ``invert`` wants for
+        work of its own (``merge``'s refinement); the parts end that much earlier. Default 0."""
+        return 0.0
+
     supports: ClassVar[frozenset[str] | None] = None
     """The kinds of semantic blocks this reduction keeps the meaning of (``None``: every
     kind). A formulation with another semantic block that applies to the problem is
@@ -264,3 +274,9 @@ class Split(_Step):
         ``invert`` then receives the results of every round, in order.
         """
         return None
+
+    def rounds(self, inverse: InverseData) -> int:
+        """How many rounds of parts are still to come, the one just made included (1: the
+        default; a split with :meth:`advance` says more). Sequential rounds share the time
+        limit (:mod:`~schedkit.decompose.budget`)."""
+        return 1

@@ -77,10 +77,26 @@ def test_combine_reports_the_most_telling_termination(terminations, expected):
     assert combine(["equivalent"], parts, INVERTED).termination.value == expected
 
 
-def test_heuristic_parts_make_a_feasible_decomposition():
+def test_heuristic_parts_make_a_heuristic_decomposition():
+    # as the parts' method would say (fusion:heft said "feasible" where heft says "heuristic")
     heuristic = Result.heuristic(part("feasible").schedule, bound=3.0)
     result = combine(["equivalent"], [heuristic], INVERTED)
-    assert (result.status, result.quality, result.provenance) == ("feasible", Quality.FEASIBLE, "decomposition")
+    assert (result.status, result.quality, result.provenance) == ("heuristic", Quality.FEASIBLE, "heuristic")
+    result = combine(["equivalent"], [heuristic, part("feasible")], INVERTED)  # one exact part
+    assert (result.status, result.provenance) == ("feasible", "decomposition")
+
+
+@pytest.mark.parametrize("exactness, status", [
+    (["equivalent"], "optimal"), (["relaxation"], "optimal"), (["restriction"], "feasible")])
+def test_a_bound_that_meets_the_objective_proves_it_optimal(exactness, status):
+    # bridge_dp said "feasible ... gap=0.00%": its DP over the parts' bounds met the schedule,
+    # while some part (a device pair not chosen) had not proved its own optimum
+    closed = INVERTED.model_copy(update={"bound": 6.0 * (1 - 1e-6)})
+    result = combine(exactness, [part("optimal"), part("feasible", "time_limit")], closed)
+    assert (result.status, result.termination.value) == (status, "time_limit")
+    assert result.bound == (6.0 if status == "optimal" else None)
+    not_closed = INVERTED.model_copy(update={"bound": 6.0 * (1 - 1e-3)})
+    assert combine(exactness, [part("optimal"), part("feasible")], not_closed).status == "feasible"
 
 
 def test_an_inverse_without_schedule_gives_no_solution():
@@ -134,4 +150,4 @@ def test_a_chain_without_split_has_one_part():
     parts, inverse = chain.apply(p)
     assert [q.name for q in parts] == ["two_chains"]
     result = chain.invert(run_parts([Part.of(parts[0], "heft")]), inverse, problem=p)
-    assert result.status == "feasible" and result.bound is not None
+    assert result.status == "heuristic" and result.bound is not None  # heft's word

@@ -103,3 +103,26 @@ def test_an_address_where_something_else_listens_is_a_one_line_error(reply, word
     assert message.startswith(f"executor 'dask://127.0.0.1:{port}': ") and "\n" not in message
     assert words.format(port=port) in message
     assert time.perf_counter() - began < 10
+
+
+def test_a_time_limit_holds_on_a_dask_cluster(scheduler):
+    # a child process joins the cluster; killed if it overruns by far (bridge_dp takes
+    # 90 s on this network without a limit)
+    import json
+
+    child = (
+        "import json, sys, time\n"
+        "from schedkit import Problem\n"
+        "from schedkit.generators import rwnn\n"
+        "from schedkit.methods import METHODS\n"
+        "p = Problem.from_dict(rwnn(2, 30, channels=1, seed=0))\n"
+        "began = time.perf_counter()\n"
+        "r = METHODS.get('bridge_dp')(executor=sys.argv[1], time_limit=3.0, inner_options={'time_limit': 60},\n"
+        "                             progress=None).result(p)\n"
+        "print('RESULT ' + json.dumps([time.perf_counter() - began, r.status, r.termination, len(r.schedule.tasks)]))\n")
+    done = subprocess.run([sys.executable, "-c", child, scheduler], capture_output=True, text=True, timeout=45)
+    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    assert line is not None, done.stdout[-2000:] + done.stderr[-2000:]
+    seconds, status, termination, tasks = json.loads(line[len("RESULT "):])
+    assert seconds <= 1.05 * 3.0 + 3.0
+    assert (status, termination, tasks) == ("feasible", "time_limit", 64)

@@ -35,6 +35,16 @@ class Lossy(Components):
         return merged.model_copy(update={"schedule": rows.model_validate(rows.model_dump())})
 
 
+class Recorder(Method):
+    """heft, recording the options it was made with."""
+
+    made = []
+
+    def run(self, problem):
+        Recorder.made.append(self.options)
+        return METHODS.get("heft")().run(problem)
+
+
 class LimitOptions(BaseModel):
     model_config = {"extra": "forbid", "frozen": True}
     most: int = 5
@@ -55,7 +65,7 @@ seen = []
 
 DECOMPOSITIONS = {"identity": Identity, "coarse": Coarse, "components": Components,
                   "test_lossy": Lossy, "test_limited": Limited}
-INNER = {"test_nothing": Nothing, "test_refuted": Refuted}
+INNER = {"test_nothing": Nothing, "test_refuted": Refuted, "test_recorder": Recorder}
 
 
 @pytest.fixture(autouse=True)
@@ -75,7 +85,8 @@ def test_a_split_with_a_heuristic_inside_gives_a_validated_schedule():
     p = two_chains()
     s = solve(p, "components", inner="heft", executor="serial")
     s.validate(p)
-    assert (s.problem, s.method, s.status) == ("two_chains", "components:heft", "feasible")
+    # heft's parts, heft's word
+    assert (s.problem, s.method, s.status) == ("two_chains", "components:heft", "heuristic")
     assert s.makespan == OPTIMUM and s.bound == 4.0  # the larger of the parts' bounds
     assert sorted(r.task for r in s.tasks) == ["a1", "a2", "a3", "b1", "b2"]
     assert [(t.src, t.from_, t.to) for t in s.transfers][0] == ("a1", "gpu0", "cpu0")
@@ -152,7 +163,7 @@ def test_the_parts_get_one_thread_and_the_progress_is_reported():
 def test_a_decomposition_options_become_method_options():
     p = two_chains()
     seen.clear()
-    assert solve(p, "test_limited", inner="heft", most=3).status == "feasible"
+    assert solve(p, "test_limited", inner="heft", most=3).status == "heuristic"
     assert seen == [3]
     with pytest.raises(SchedkitError, match="does not accept problem 'two_chains'"):
         solve(p, "test_limited", inner="heft", most=1)
@@ -174,7 +185,7 @@ def test_the_method_is_listed_with_the_decomposition_summary():
     ({"executor": "process:0"}, "the number of workers must be a whole number >= 1"),
     ({"inner_options": "time_limit"}, "expected a JSON object or key=value pairs"),
     ({"inner": "milp", "inner_options": {"formulation": "nope"}}, "nope"),
-    ({"inner": "heft", "inner_options": {"threads": 2}}, "method 'heft' takes no option 'threads'"),
+    ({"inner": "heft", "inner_options": {"gap": 0.1}}, "method 'heft' takes no option 'gap'"),
 ])
 def test_bad_options_fail_before_anything_runs(options, message):
     with pytest.raises(SchedkitError, match=message):
@@ -213,10 +224,36 @@ def test_the_default_executor_is_a_process_pool_and_it_is_reused():
 def test_a_nested_decomposition_runs_its_parts_serially():
     from schedkit.decompose import part_options
 
-    assert part_options("components", {}) == {"executor": "serial"}
-    assert part_options("components", {"executor": "process:2"}) == {"executor": "process:2"}
+    assert part_options("components", {}) == {"executor": "serial", "threads": 1}
+    assert part_options("components", {"executor": "process:2"}) == {"executor": "process:2", "threads": 1}
 
 
 def test_a_method_registered_at_run_time_is_unknown_to_worker_processes():
     with pytest.raises(SchedkitError, match="method 'test_nothing' is not registered in this process"):
         solve(two_chains(), "components", inner="test_nothing", executor="process:2")
+
+
+def test_the_seed_reaches_the_inner_method_unless_its_options_set_one():
+    Recorder.made.clear()
+    solve(two_chains(), "components", inner="test_recorder", seed=7, executor="serial")
+    solve(two_chains(), "components", inner="test_recorder", seed=7, inner_options={"seed": 3},
+          executor="serial")
+    assert [o.seed for o in Recorder.made] == [7, 7, 3, 3]
+
+
+def test_threads_bound_the_workers(monkeypatch):
+    import schedkit.decompose.method as method
+
+    asked = []
+    real = method.executor_for
+    monkeypatch.setattr(method, "executor_for", lambda spec: asked.append(spec) or real("serial"))
+    for executor in ("process:8", "dask:3", "serial"):
+        solve(two_chains(), "components", inner="heft", executor=executor, threads=2)
+    assert asked == ["process:2", "dask:2", "serial"]
+
+
+def test_a_part_without_schedule_under_a_time_limit_is_finished_by_heft():
+    result = METHODS.get("components")(inner="test_nothing", executor="serial", time_limit=30).result(two_chains())
+    assert (result.status, result.termination) == ("heuristic", Termination.TIME_LIMIT)
+    assert result.message == "the time limit ran out: 2 of 2 parts were finished by heft (a heuristic)"
+    assert len(result.schedule.tasks) == 5

@@ -100,3 +100,57 @@ def test_executor_words():
         make_executor("ray")
     with pytest.raises(SchedkitError, match="whole number >= 1"):
         make_executor("process:0")
+
+
+def hard_parts(count):
+    """Parts milp cannot prove in a few seconds (the whole of a 64-task network: > 20 s)."""
+    from schedkit import Problem
+    from schedkit.generators import rwnn
+
+    return [Part.of(Problem.from_dict(rwnn(2, 30, seed=0)), "milp", {"time_limit": 60})] * count
+
+
+@pytest.mark.parametrize("pool", [False, True], ids=["serial", "process"])
+def test_parts_share_the_time_to_a_deadline(pool):
+    import time
+
+    executor = make_executor("process:2") if pool else None  # forkserver: no solver thread forked
+    try:
+        if executor is not None:
+            executor.submit(int).result()  # the workers started: their start is not the parts' time
+        began = time.perf_counter()
+        results = run_parts(hard_parts(3), executor, deadline=time.time() + 3.0, workers=2)
+        seconds = time.perf_counter() - began
+    finally:
+        if executor is not None:
+            executor.shutdown(cancel_futures=True)
+    assert seconds <= 3.0 + 2.0
+    assert [r.termination.value for r in results] == ["time_limit"] * 3
+    assert all(r.schedule is not None for r in results)  # milp's start, at least
+
+
+def test_a_part_past_its_deadline_is_not_started():
+    import time
+
+    from schedkit.decompose.parts import solve_part
+
+    answer = solve_part(hard_parts(1)[0].timed(None, time.time() - 1).payload())
+    assert (answer["quality"], answer["termination"], answer["message"]) == \
+        ("none", "time_limit", "not started: the time limit ran out")
+
+
+def test_a_part_that_does_not_answer_by_the_deadline_is_given_up():
+    import time
+
+    from schedkit.decompose.budget import GRACE
+
+    class Silent:
+        """An executor whose futures never complete."""
+
+        def submit(self, fn, *args):
+            return Future()
+
+    began = time.perf_counter()
+    results = run_parts(parts("heft"), Silent(), deadline=time.time() + 0.2)
+    assert time.perf_counter() - began <= 0.2 + GRACE + 0.5
+    assert {(r.status, r.message) for r in results} == {("no_solution", "no answer by the time limit")}

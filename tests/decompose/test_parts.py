@@ -24,7 +24,8 @@ def test_a_part_is_plain_data_and_pickles():
 def test_parts_run_on_one_thread_unless_told_otherwise():
     assert Part.of(two_chains(), "milp").options == {"threads": 1}
     assert Part.of(two_chains(), "milp", {"threads": 3}).options == {"threads": 3}
-    assert Part.of(two_chains(), "heft").options == {}  # heft takes no 'threads'
+    # every method takes 'threads' (a single-threaded one ignores it)
+    assert Part.of(two_chains(), "heft").options == {"threads": 1}
     assert part_options("milp", {"gap": 0.1}) == {"gap": 0.1, "threads": 1}
 
 

@@ -51,10 +51,41 @@ def test_the_dp_equals_the_monolithic_optimum(data):
 
 
 def test_with_a_heuristic_inside_the_bound_is_the_dp_of_the_parts_bounds():
-    p = Problem.from_dict(rwnn(3, 4, seed=2))
+    p = Problem.from_dict(rwnn(3, 5, seed=1))
     s = solve(p, "bridge_dp", inner="heft", executor="serial")
     optimum = solve(p, "milp", threads=1).makespan
-    assert s.status == "feasible" and s.bound <= optimum + 1e-9 <= s.makespan + 1e-9
+    assert s.status == "heuristic" and s.bound <= optimum + 1e-9 <= s.makespan + 1e-9  # heft's word
+
+
+@pytest.fixture
+def stops_at_its_gap():
+    """``milp`` that stops at its relative gap (1e-6) and says ``feasible``, as a solver does."""
+    from schedkit.methods import METHODS, Method, register_method
+    from schedkit.schedule import Quality, Termination
+
+    class AtGap(Method):
+        """milp, stopped at its gap."""
+
+        def run(self, problem):
+            result = METHODS.get("milp")(threads=1).result(problem)
+            return result.model_copy(update={"quality": Quality.FEASIBLE, "termination": Termination.GAP,
+                                             "bound": result.objective * (1 - 1e-6)})
+
+    register_method("stops_at_its_gap")(AtGap)
+    yield "stops_at_its_gap"
+    METHODS.unregister("stops_at_its_gap")
+
+
+def test_a_dp_bound_that_meets_the_schedule_proves_it_optimal(stops_at_its_gap):
+    # It said "feasible ... gap=0.00%": no part said optimal, but the DP over the parts'
+    # bounds (exact for the chain) meets the DP's schedule.
+    p = Problem.from_dict(rwnn(3, 4, seed=2))
+    s = solve(p, "bridge_dp", inner=stops_at_its_gap, executor="serial")
+    optimum = solve(p, "milp", threads=1).makespan
+    assert s.status == "optimal" and s.bound == s.makespan == pytest.approx(optimum, rel=1e-9)
+    # heft's parts meet it too, and say what heft says: heuristic, gap 0
+    s = solve(p, "bridge_dp", inner="heft", executor="serial")
+    assert s.status == "heuristic" and s.bound == s.makespan == pytest.approx(optimum, rel=1e-9)
 
 
 def test_min_tasks_joins_modules_and_keeps_the_optimum():

@@ -79,3 +79,22 @@ def test_fusion_then_bridge_dp():
     s = solve(p, "fusion", inner="bridge_dp", inner_options={"inner": "milp"}, executor="serial")
     s.validate(p)
     assert s.method == "fusion:bridge_dp" and len(s.tasks) == 7
+
+
+def test_fusion_reports_the_status_its_inner_method_would():
+    from schedkit.methods import METHODS
+
+    p = block()
+    s = solve(p, "fusion", inner="heft", executor="serial")
+    assert (s.status, solve(p, "heft").status) == ("heuristic", "heuristic")  # it said "feasible"
+    result = METHODS.get("fusion")(inner="heft", executor="serial").result(p)
+    assert result.message == "fusion: 7 tasks scheduled as 2 (7 fused)"
+
+
+def test_fusion_that_fuses_nothing_says_so():
+    from schedkit.methods import METHODS
+
+    p = block()
+    result = METHODS.get("fusion")(inner="heft", executor="serial", rules=[["matmul", "add"]]).result(p)
+    assert len(result.schedule.tasks) == 7
+    assert result.message == "fusion fused nothing: no rule matched the tasks' op (the problem was solved as it is)"

@@ -56,7 +56,7 @@ def test_refinement_moves_devices_to_a_local_optimum_of_group_and_task_moves():
         expanded = solve(p, "merge", nodes=4, inner="heft", executor="serial", refine=0)
         better = solve(p, "merge", nodes=4, inner="heft", executor="serial")
         better.validate(p)
-        assert better.status == "feasible" and better.makespan <= expanded.makespan + 1e-9
+        assert better.status == "heuristic" and better.makespan <= expanded.makespan + 1e-9  # heft's word
         # a local optimum: no group of the coarsening, no part of one, no task is better elsewhere
         assert refined(p, better, merge_groups(p, 4), 30, "again") is better
         gains.append(expanded.makespan - better.makespan)

@@ -1,0 +1,89 @@
+"""A decomposition's time limit: one wall-clock budget for apply, every part, every round and invert.
+
+A :class:`Budget` is made when a decomposition method starts (its ``time_limit``) and
+asked how much of it a round of parts may use (:meth:`Budget.round_end`) and how many
+seconds each part of a round gets (:func:`part_seconds`). Parts are solved wherever the
+executor runs them, in another process or on another machine, so what travels with a part
+is a wall-clock time (``time.time()``, the one clock processes and hosts share), never a
+``perf_counter`` value, which means nothing outside this process.
+
+Sharing, so that no part runs past the limit and no round is starved:
+
+- **sequential rounds** (``kedge`` solves one module after the other) share what is left
+  equally: a round gets ``left / rounds left``; what a round does not use passes on;
+- **parts of one round** run ``workers`` at a time: a part gets the round's time divided by
+  the number of waves, ``ceil(parts / workers)``; parts run in this process, one after
+  the other, get the round's time left divided by the parts left, when each starts;
+- **invert** keeps what the decomposition asks for (``merge``'s refinement), and a small
+  reserve (:data:`RESERVE`) stays for finishing the parts that ran out of time with a fast
+  heuristic and for validating the schedule.
+
+Examples
+--------
+>>> budget = Budget(None)
+>>> budget.left() is None, budget.expired(), budget.round_end(rounds=3) is None
+(True, False, True)
+>>> budget = Budget(10.0)
+>>> 9.0 < budget.left() <= 10.0, budget.expired()
+(True, False)
+>>> 2.9 < budget.round_end(rounds=3) - time.time() <= 10.0 * (1 - RESERVE) / 3
+True
+>>> part_seconds(8.0, parts=5, workers=2)     # three waves of at most two parts
+2.6666666666666665
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+#: Share of the time limit kept back from the parts for finishing the ones that ran out of
+#: time (a fast heuristic), inverting, validating and writing the schedule.
+RESERVE = 0.04
+
+#: Seconds a caller waits for a part past its time, before it gives up on it (a solver's
+#: stop is not instantaneous: it finishes its node, builds its answer, sends it back).
+GRACE = 1.0
+
+
+class Budget:
+    """The wall-clock time of one decomposition run.
+
+    Parameters
+    ----------
+    seconds : float, optional
+        The method's ``time_limit``, from now; ``None``: no limit (every method below
+        returns ``None`` or ``False``).
+    """
+
+    def __init__(self, seconds: float | None):
+        self.seconds = seconds
+        # Both clocks are read once: perf_counter for this process, time.time() for parts.
+        began, wall = time.perf_counter(), time.time()
+        self.deadline = None if seconds is None else began + seconds
+        self.wall_deadline = None if seconds is None else wall + seconds
+
+    def left(self) -> float | None:
+        """Seconds left (never negative), or ``None`` without a limit."""
+        return None if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
+
+    def expired(self) -> bool:
+        """Whether the limit has been reached."""
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def round_end(self, rounds: int = 1, keep: float = 0.0) -> float | None:
+        """The wall-clock time (``time.time()``) by which the next round of parts must end.
+
+        ``rounds``: rounds left, this one included (they share the time equally);
+        ``keep``: seconds the decomposition's ``invert`` wants after the last round. The
+        :data:`RESERVE` is kept back too.
+        """
+        if self.seconds is None:
+            return None
+        usable = max(0.0, self.left() - keep - RESERVE * self.seconds)
+        return time.time() + usable / max(1, rounds)
+
+
+def part_seconds(seconds: float, parts: int, workers: int) -> float:
+    """The seconds each of ``parts`` parts gets when ``workers`` run at once within ``seconds``."""
+    return seconds / max(1, math.ceil(parts / max(1, workers)))
