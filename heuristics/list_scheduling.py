@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from schedkit.problem.bounds import lower_bound
+from schedkit.problem.bounds import formulation_bound
 from schedkit.errors import ProblemError
 from schedkit.heuristics.formulation import HONOURED, FollowsFormulation, FormulationOptions
 from schedkit.heuristics.reservation import MemoryLookahead, Reservation
@@ -92,4 +92,4 @@ class ListSchedulingMethod(FollowsFormulation):
                                              transfers=transfers, reserve=Reservation(problem, self.name),
                                              levels=self.levels(problem, transfers))
         return Result.heuristic(to_schedule(problem, device_of, start, self.name, transfers),
-                                bound=lower_bound(problem))
+                                bound=formulation_bound(problem, self.blocks(problem)))

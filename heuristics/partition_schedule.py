@@ -6,7 +6,7 @@ One generic method, :class:`PartitionSchedule`, is registered for each of the
 (:mod:`schedkit.heuristics.device_schedulers`: ``fifo``, ``pct``, ``msr``), e.g.
 ``critical_path+pct`` or ``hash+fifo``. The partitioner maps the tasks; the event
 simulator (:func:`schedkit.timing.events.simulate`) runs each device by the scheduler's
-priority; the schedule carries :func:`schedkit.problem.bounds.lower_bound` as its bound.
+priority; the schedule carries :func:`schedkit.problem.bounds.formulation_bound` as its bound.
 
 Under ``memory_timeline`` (both modes) the mapping is the partitioner's as ever, and a device
 starts the first of its ready tasks, by priority, that fits its memory level, waiting while
@@ -35,7 +35,7 @@ from pydantic import Field
 
 from schedkit.methods import MethodOptions, register_method
 from schedkit.problem import Problem
-from schedkit.problem.bounds import lower_bound
+from schedkit.problem.bounds import formulation_bound
 from schedkit.schedule import Result
 from schedkit.timing import simulate, to_schedule
 
@@ -114,7 +114,7 @@ class PartitionSchedule(FollowsFormulation):
         start = simulate(problem, device_of, self.priority(problem, device_of), transfers=transfers,
                          levels=self.levels(problem, transfers))
         return Result.heuristic(to_schedule(problem, device_of, start, self.name, transfers),
-                                bound=lower_bound(problem))
+                                bound=formulation_bound(problem, self.blocks(problem)))
 
 
 def _register(partitioner: str, scheduler: str) -> type[PartitionSchedule]:

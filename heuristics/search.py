@@ -28,7 +28,7 @@ from schedkit.heuristics.components import fastest_devices, order_priority
 from schedkit.heuristics.formulation import HONOURED, FollowsFormulation, FormulationOptions
 from schedkit.methods import METHODS, MethodOptions
 from schedkit.problem import Problem
-from schedkit.problem.bounds import lower_bound
+from schedkit.problem.bounds import formulation_bound
 from schedkit.problem.space import PlacementSpace
 from schedkit.progress import steps
 from schedkit.schedule import Result, Schedule
@@ -219,7 +219,7 @@ class SearchMethod(FollowsFormulation):
         value = timing(device_of)
         timing.keep()
         best, value = self.search(space, timing, device_of, value, deadline)
-        bound = lower_bound(problem)
+        bound = formulation_bound(problem, self.blocks(problem))
         if start_schedule is not None and start_schedule.makespan <= value:
             # The search found nothing better than the start method's own schedule.
             where = {r.task: r for r in start_schedule.tasks}

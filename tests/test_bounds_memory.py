@@ -166,3 +166,12 @@ def test_msr_layer_graphs(graph, old, new):
     p = Problem.from_dict(load_msr(f"data/msr-dnn/layer/{graph}_inference.json"))
     assert old < _old(p) < old + 0.1
     assert lower_bound(p) >= new
+
+
+@pytest.mark.parametrize("method", ["heft", "greedy", "annealing", "critical_path+pct", "milp", "auto"])
+def test_every_method_reports_the_bound_of_the_formulation_it_solves(method):
+    # jssp drops memory and transfers: its optimum (4) lies below the problem's bound (5)
+    p = _chain(2, [5, 1, 5])
+    options = {"threads": 1} if method in ("milp", "auto") else {}
+    schedule = schedkit.solve(p, method, formulation="jssp", **options)
+    assert schedule.bound is not None and schedule.bound <= 4.0 + 1e-9

@@ -201,7 +201,7 @@ class Formulation(BaseModel):
         from schedkit.milp.horizon import choose_horizon
         from schedkit.milp.linear import LinearModel
         from schedkit.milp.pyomo import add_pyomo_block
-        from schedkit.problem.bounds import lower_bound
+        from schedkit.problem.bounds import formulation_bound
         from schedkit.validate import canonical
 
         began = time.perf_counter()
@@ -210,7 +210,7 @@ class Formulation(BaseModel):
         # (the blocks' symmetry rows accept only the canonical one of a schedule's mirror images)
         warm = canonical(problem, warm, self.blocks)
         delays = [d for d in (b.edge_delays() for b in self.blocks) if d is not None]
-        lower = lower_bound(problem) if delays else 0.0
+        lower = formulation_bound(problem, self.blocks)  # (0 without a block that orders edges)
         lin = LinearModel(name=f"{self.name}:{problem.name}")
         ctx = BuildContext(problem, lin, horizon, orders_edges=bool(delays), lower_bound=lower,
                            communication=any(delays))

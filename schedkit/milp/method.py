@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import signal
 import time
 from pathlib import Path
 
 from pydantic import Field, field_validator
 
-from schedkit.errors import FormulationError, OptionError, ProblemError, SchedkitError, SolverError
+from schedkit import interrupt
+from schedkit.errors import FormulationError, Interrupted, OptionError, ProblemError, SchedkitError, SolverError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method, solve
 from schedkit.milp.cpsat.worker import SPARE
 from schedkit.milp.cpsat.solve import EXTRA, require_cpsat
@@ -139,22 +141,25 @@ class Milp(Method):
         # start schedule is searched and the model built).
         takes_part = self.solver == "cpsat" or self._cp_can_solve(problem)
         worker = SPARE.take(self.options.verbose) if takes_part else None
+        stopped = False
         try:
             return self._run(problem, worker)
+        except KeyboardInterrupt:
+            stopped = True
+            raise
         finally:
             if worker is not None:
                 worker.close()
-                SPARE.refill()
+                if not stopped and interrupt.received() is None:  # (a run that stops needs no spare)
+                    SPARE.refill()
 
     def _run(self, problem: Problem, worker) -> Result:
         from schedkit.milp.budget import model_size, too_large
         from schedkit.milp.horizon import choose_horizon
-        from schedkit.milp.scale import choose_scale, in_units, result_in_units, scaled_problem
 
         began = time.perf_counter()
         o = self.options
         deadline = None if o.time_limit is None else began + o.time_limit
-        resource = congestion_resource(self.formulation.blocks)
         horizon, best = choose_horizon(problem, self.formulation.blocks, self._start(problem, deadline))
         why = too_large(model_size(self.formulation, problem), _left(deadline))
         if self.solver == "cpsat" or (why is not None and self._cp_can_solve(problem)):
@@ -167,6 +172,23 @@ class Milp(Method):
             return result.with_seconds(time.perf_counter() - began)
         if why is not None:
             return self._without_model(problem, best, why, began)
+        try:
+            return self._exact(problem, worker, best, horizon, deadline, began)
+        except Interrupted:
+            raise
+        except KeyboardInterrupt:  # (while the model is built or improved: the start schedule is kept)
+            if best is None:
+                raise
+            kept = self._without_model(problem, best, "interrupted before the solver ran", began)
+            raise Interrupted(kept.model_copy(update={"termination": Termination.INTERRUPTED}),
+                              interrupt.received() or signal.SIGINT, problem) from None
+
+    def _exact(self, problem: Problem, worker, best, horizon, deadline, began: float) -> Result:
+        """The exact solve of the model (HiGHS, CP-SAT racing beside it under ``auto``)."""
+        from schedkit.milp.scale import choose_scale, in_units, result_in_units, scaled_problem
+
+        o = self.options
+        resource = congestion_resource(self.formulation.blocks)
         # The solver sees times near 1000 units whatever the user's unit (see milp.scale).
         factor = choose_scale(horizon)
         model_problem = scaled_problem(problem, factor)
@@ -281,7 +303,7 @@ class Milp(Method):
 
     def _without_model(self, problem: Problem, best, why: str, began: float) -> Result:
         """The answer when the model is too large to build: the best start schedule, saying why."""
-        from schedkit.problem.bounds import lower_bound
+        from schedkit.problem.bounds import formulation_bound
 
         if best is None:
             raise SchedkitError(f"{why}, and no heuristic schedule satisfies formulation "
@@ -289,7 +311,7 @@ class Milp(Method):
         orders = any(b.edge_delays() is not None for b in self.formulation.blocks)
         return Result(termination=Termination.TIME_LIMIT, quality=Quality.FEASIBLE, provenance="heuristic",
                       schedule=best.model_copy(update={"method": f"milp:{self.formulation.name}"}),
-                      bound=lower_bound(problem) if orders else None, seconds=time.perf_counter() - began,
+                      bound=formulation_bound(problem, self.formulation.blocks) if orders else None, seconds=time.perf_counter() - began,
                       message=f"{why}: the best start schedule is returned")
 
     def lns_budget(self, problem: Problem) -> float:

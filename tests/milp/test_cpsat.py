@@ -137,7 +137,7 @@ def test_a_block_without_a_cp_form_is_named_and_auto_falls_back_to_highs(rows_on
     spec = tmp_path / "f.yaml"
     spec.write_text("name: first\nblocks: [assignment, precedence, no_overlap, keep_first_device]\n")
     out = tmp_path / "s.json"
-    assert main(["solve", "examples/tiny.yaml", "--solver", "cpsat", "-f", str(spec), "-o", str(out)]) != 0
+    assert main(["solve", "examples/tiny.yaml", "-m", "milp", "--solver", "cpsat", "-f", str(spec), "-o", str(out)]) != 0
     (err,) = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
     assert "keep_first_device" in err and "CP-SAT" in err and "Traceback" not in err
     assert not out.exists()

@@ -21,7 +21,7 @@ from schedkit.milp.horizon import serial_horizon
 from schedkit.milp.cpsat.worker import Answer, Job, run
 from schedkit.numerics import OPTIMAL_GAP, SOLVER_TOL, closed
 from schedkit.problem import Problem
-from schedkit.problem.bounds import lower_bound
+from schedkit.problem.bounds import formulation_bound
 from schedkit.schedule import Quality, Result, Termination
 from schedkit.validate import canonical
 from schedkit.timing import (MemoryLevels, Transfers, batched_schedule, congestion_resource, device_orders,
@@ -86,7 +86,7 @@ def read_answer(problem: Problem, formulation, job: Job, answer: Answer, method:
                                       f"(times rounded to 1/{ticks.scale})").with_seconds(answer.seconds)
     # (a model whose memory was rounded the safe way is a restriction: its bound proves nothing)
     bound = None if answer.rounded else ticks.bound(answer.bound, problem)
-    lower = max(lower_bound(problem) if _orders_edges(formulation) else 0.0, bound or 0.0)
+    lower = max(formulation_bound(problem, formulation.blocks), bound or 0.0)
     if answer.starts is None:
         return Result.nothing(method, problem.name, termination, bound=lower or None).with_seconds(answer.seconds)
     if answer.batches is not None:
@@ -118,7 +118,3 @@ def _result(schedule, answer, ticks, lower, bound, termination, method) -> Resul
     message = None if ticks.exact else f"times rounded up to 1/{ticks.scale} for CP-SAT"
     return Result(termination=termination, quality=quality, schedule=schedule, bound=final, method=method,
                   seconds=answer.seconds, message=message)
-
-
-def _orders_edges(formulation) -> bool:
-    return any(b.edge_delays() is not None for b in formulation.blocks)
