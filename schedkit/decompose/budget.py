@@ -9,8 +9,10 @@ is a wall-clock time (``time.time()``, the one clock processes and hosts share),
 
 Sharing, so that no part runs past the limit and no round is starved:
 
-- **sequential rounds** (``kedge`` solves one module after the other) share what is left
-  equally: a round gets ``left / rounds left``; what a round does not use passes on;
+- **sequential rounds** (``kedge`` solves one module after the other) share what is left:
+  a round gets the share its split gives it
+  (:meth:`~schedkit.decompose.reduction.Split.round_share`; ``kedge``: an equal share of
+  the modules left), and what a round does not use passes on to the next;
 - **parts of one round** run ``workers`` at a time: a part gets the round's time divided by
   the number of waves, ``ceil(parts / workers)``; parts run in this process, one after
   the other, get the round's time left divided by the parts left, when each starts;
@@ -21,12 +23,12 @@ Sharing, so that no part runs past the limit and no round is starved:
 Examples
 --------
 >>> budget = Budget(None)
->>> budget.left() is None, budget.expired(), budget.round_end(rounds=3) is None
+>>> budget.left() is None, budget.expired(), budget.round_end(share=0.5) is None
 (True, False, True)
 >>> budget = Budget(10.0)
 >>> 9.0 < budget.left() <= 10.0, budget.expired()
 (True, False)
->>> 2.9 < budget.round_end(rounds=3) - time.time() <= 10.0 * (1 - RESERVE) / 3
+>>> 2.9 < budget.round_end(share=1 / 3) - time.time() <= 10.0 * (1 - RESERVE) / 3
 True
 >>> part_seconds(8.0, parts=5, workers=2)     # three waves of at most two parts
 2.6666666666666665
@@ -71,17 +73,17 @@ class Budget:
         """Whether the limit has been reached."""
         return self.deadline is not None and time.perf_counter() >= self.deadline
 
-    def round_end(self, rounds: int = 1, keep: float = 0.0) -> float | None:
+    def round_end(self, share: float = 1.0, keep: float = 0.0) -> float | None:
         """The wall-clock time (``time.time()``) by which the next round of parts must end.
 
-        ``rounds``: rounds left, this one included (they share the time equally);
+        ``share``: the round's share of the time left (the rounds after it get the rest);
         ``keep``: seconds the decomposition's ``invert`` wants after the last round. The
         :data:`RESERVE` is kept back too.
         """
         if self.seconds is None:
             return None
         usable = max(0.0, self.left() - keep - RESERVE * self.seconds)
-        return time.time() + usable / max(1, rounds)
+        return time.time() + usable * min(1.0, max(0.0, share))
 
 
 def part_seconds(seconds: float, parts: int, workers: int) -> float:

@@ -239,12 +239,12 @@ class Chain:
         return list(parts), InverseData(made_by=inverse.made_by, problem=inverse.problem,
                                         payload=payload, exactness=inverse.exactness)
 
-    def rounds(self, inverse: InverseData) -> int:
-        """Rounds of parts still to come, the current one included (see :meth:`Split.rounds`)."""
+    def round_share(self, inverse: InverseData) -> float:
+        """The current round's share of the time left (see :meth:`Split.round_share`)."""
         if self.split is None:
-            return 1
+            return 1.0
         split_inverse, _ = inverse.payload["steps"][-1]
-        return max(1, self.split.rounds(split_inverse))
+        return self.split.round_share(split_inverse)
 
     def invert_seconds(self, left: float) -> float:
         """The seconds out of ``left`` that the steps' ``invert`` want for work of their own."""

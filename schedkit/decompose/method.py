@@ -185,7 +185,7 @@ class DecompositionMethod(Method):
             while True:
                 parts = [Part.of(sub, o.inner, self._part_options(sub)) for sub in subproblems]
                 left = budget.left()
-                end = budget.round_end(self.chain.rounds(inverse),
+                end = budget.round_end(self.chain.round_share(inverse),
                                        0.0 if left is None else self.chain.invert_seconds(left))
                 # A round of one part gains nothing from a worker: it runs here.
                 pool = executor if len(parts) > 1 else None

@@ -275,8 +275,8 @@ class Split(_Step):
         """
         return None
 
-    def rounds(self, inverse: InverseData) -> int:
-        """How many rounds of parts are still to come, the one just made included (1: the
-        default; a split with :meth:`advance` says more). Sequential rounds share the time
-        limit (:mod:`~schedkit.decompose.budget`)."""
-        return 1
+    def round_share(self, inverse: InverseData) -> float:
+        """The share of the time left that the round just made may use under a time limit
+        (:mod:`~schedkit.decompose.budget`): 1, the default; a split with :meth:`advance`
+        keeps some for the rounds after it."""
+        return 1.0

@@ -83,9 +83,8 @@ def test_a_dp_bound_that_meets_the_schedule_proves_it_optimal(stops_at_its_gap):
     s = solve(p, "bridge_dp", inner=stops_at_its_gap, executor="serial")
     optimum = solve(p, "milp", threads=1).makespan
     assert s.status == "optimal" and s.bound == s.makespan == pytest.approx(optimum, rel=1e-9)
-    # heft's parts meet it too, and say what heft says: heuristic, gap 0
-    s = solve(p, "bridge_dp", inner="heft", executor="serial")
-    assert s.status == "heuristic" and s.bound == s.makespan == pytest.approx(optimum, rel=1e-9)
+    # heft's parts say what heft says, whatever their bounds
+    assert solve(p, "bridge_dp", inner="heft", executor="serial").status == "heuristic"
 
 
 def test_min_tasks_joins_modules_and_keeps_the_optimum():
