@@ -89,4 +89,22 @@ CASES = [
      _json(_base(links=[{"src": "gpu", "dst": "cpu", "bandwidth": 2, "bidirectional": False}],
                  edges=[{"src": "a", "dst": "b", "size": 1, "transfer_times": {"cpu->gpu": 2}}])),
      ["edge a->b", "'cpu->gpu'", "no link path"]),
+    ("deep_json", ".json", "[" * 100_000 + "]" * 100_000, ["malformed JSON", "nested too deeply"]),
+    ("deep_json_in_a_task", ".json",
+     _json(_base()).replace('"durations": {"gpu": 1', '"durations": {"gpu": ' + "[" * 50_000 + "1" + "]" * 50_000),
+     ["malformed JSON", "nested too deeply"]),
+    ("deep_yaml_flow", ".yaml", "[" * 100_000 + "]" * 100_000, ["malformed YAML", "nested too deeply"]),
+    ("deep_yaml_block", ".yaml", "".join("  " * k + "a:\n" for k in range(5_000)),
+     ["malformed YAML", "nested too deeply"]),
+]
+
+#: Files no reader may fail on with a traceback: ``(id, suffix, bytes, words of the one-line error)``.
+#: Readers take the suffix they expect; the bytes are not text, or nest too deeply to read.
+UNREADABLE = [
+    ("png", ".json", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe", ["not a text file", "0x89"]),
+    ("latin1", ".json", '{"name": "caf\xe9"}'.encode("latin-1"), ["not a text file", "0xe9"]),
+    ("utf16", ".yaml", "devices: []\n".encode("utf-16"), ["not a text file", "0xff"]),
+    ("zeros_then_ff", ".txt", b"\x00" * 64 + b"\xff", ["not a text file", "offset 64"]),
+    ("deep_json", ".json", b"[" * 100_000 + b"]" * 100_000, ["nested too deeply"]),
+    ("deep_yaml", ".yaml", b"{a: " * 20_000 + b"1" + b"}" * 20_000, ["nested too deeply"]),
 ]

@@ -1,5 +1,7 @@
 """Importers: the registry, one-line errors, missing extras, and the jssp round trip through ``convert``."""
 
+import re
+
 import pytest
 
 from schedkit import Problem, SchedkitError
@@ -146,3 +148,20 @@ def test_convert_to_an_unknown_suffix_writes_nothing(tmp_path, capfd):
     assert main(["convert", "jssp", str(src), "-o", str(out)]) == 1
     assert "unknown file type '.out' (use .json, .yaml, .yml)" in capfd.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("text, words", [
+    ("2 3\n0 3 1 2 2 1\n1 4 0 1\n", "job 1: 2 operations, expected 3 (one per machine)"),
+    ("2 2\n0 3 1 2 0 1\n1 4 0 1\n", "job 0: 3 operations, expected 2 (one per machine)"),
+    ("1 3\n0 3\n", "job 0: 1 operation, expected 3 (one per machine)"),
+    ("2 1\n0 3 0 4\n0 1\n", "job 0: 2 operations, expected 1 (one per machine)"),
+])
+def test_jssp_lines_with_the_wrong_number_of_operations_are_refused(tmp_path, capfd, text, words):
+    src = tmp_path / "bad.txt"
+    src.write_text(text)
+    with pytest.raises(SchedkitError, match=re.escape(words)):
+        convert("jssp", src)
+    out = tmp_path / "p.json"
+    assert main(["convert", "jssp", str(src), "-o", str(out)]) == 1
+    err = capfd.readouterr().err
+    assert err == f"schedkit: error: {src}: {words}\n" and not out.exists()

@@ -86,7 +86,8 @@ def test_a_solvers_optimal_is_not_a_proof(tmp_path):
     h.writeSolution(str(tmp_path / "m.sol"), 0)
     loose = load_solution(built, tmp_path / "m.sol")
     assert loose.status == "feasible"
-    assert loose.gap > 0 and loose.bound == pytest.approx(built.lower_bound)
+    # the file's Objective_bound, the solver's proof at its gap (not a proof of optimality)
+    assert loose.gap > 0 and loose.bound == pytest.approx(h.getInfo().mip_dual_bound)
     with_bound = load_solution(built, tmp_path / "m.sol", bound=h.getInfo().mip_dual_bound)
     assert with_bound.bound == pytest.approx(h.getInfo().mip_dual_bound)
     assert with_bound.status == ("optimal" if with_bound.gap <= 1e-4 else "feasible")
@@ -149,3 +150,46 @@ def test_malformed_solution_files_are_one_line_errors(tmp_path, text, words):
     path.write_text(text)
     with pytest.raises(ScheduleError, match=words):
         read_solution(path, {"makespan"})
+
+
+def _with_bound(path: Path, out: Path, line: str | None) -> Path:
+    """HiGHS's raw file with its ``Objective_bound`` line replaced (``None``: removed)."""
+    lines = [x for x in path.read_text().splitlines() if not x.startswith("Objective_bound")
+             or line is not None]
+    out.write_text("\n".join(line if x.startswith("Objective_bound") else x for x in lines) + "\n")
+    return out
+
+
+@pytest.mark.parametrize("kind", ["raw", "pretty"])
+def test_the_solvers_own_bound_proves_its_optimum(solved, kind):
+    # HiGHS writes Objective_bound (raw) or 'Objective bound:' (pretty): a proven optimum is
+    # optimal without --bound copied in by hand (it was reported with a 23 % gap).
+    built, _, folder, bound = solved
+    schedule = load_solution(built, folder / f"{kind}.sol")
+    assert schedule.status == "optimal" and schedule.gap == 0
+    assert schedule.bound == pytest.approx(bound)
+
+
+@pytest.mark.parametrize("line,status,bound", [
+    ("Objective_bound 4", "feasible", 4.0),             # a weaker bound: kept, with its gap
+    ("Objective_bound -inf", "feasible", None),         # no bound: the instance's own
+    (None, "feasible", None),                           # no line at all
+    ("Objective_bound 4.51625", "optimal", 4.51625),    # equal within the solver's tolerance
+])
+def test_the_solvers_bound_is_what_the_file_states(solved, tmp_path, line, status, bound):
+    built, _, folder, _ = solved
+    schedule = load_solution(built, _with_bound(folder / "raw.sol", tmp_path / "b.sol", line))
+    assert schedule.status == status
+    assert schedule.bound == pytest.approx(bound if bound is not None else built.lower_bound)
+
+
+@pytest.mark.parametrize("line", ["Objective_bound 5", "Objective_bound 1e9"])
+def test_a_files_bound_above_its_makespan_is_refused(solved, tmp_path, line):
+    built, _, folder, _ = solved
+    with pytest.raises(ScheduleError, match="is above the makespan"):
+        load_solution(built, _with_bound(folder / "raw.sol", tmp_path / "b.sol", line))
+
+
+def test_the_given_bound_takes_precedence_over_the_files(solved):
+    built, _, folder, _ = solved
+    assert load_solution(built, folder / "raw.sol", bound=4.0).bound == pytest.approx(4.0)

@@ -52,8 +52,9 @@ def add_file_commands(subparsers: Any) -> None:
     p.add_argument("solution", help="solution file of a model written by 'schedkit export'")
     add_formulation(p)
     p.add_argument("--bound", type=finite_float, default=None,
-                   help="the solver's proven lower bound (from its log): with it the schedule may be "
-                        "called optimal, and the gap is the real one")
+                   help="the solver's proven lower bound (from its log), for files that state none "
+                        "(HiGHS's state theirs, Objective_bound): with it the schedule may be called "
+                        "optimal, and the gap is the real one")
     p.add_argument("-o", "--output", help="write the schedule (JSON or YAML) here")
     p.set_defaults(handler=run_load_solution,
                    **files(("problem", "solution", "formulation"), {"output": SCHEDULE_FILES}))

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from schedkit.errors import ProblemError
 from schedkit.importers.base import Importer, register_importer
+from schedkit.problem.spec import read_text
 
 __all__ = ["Jssp", "parse_jssp", "load_jssp"]
 
@@ -48,15 +49,20 @@ class Jssp(Importer):
         return load_jssp(path)
 
 
-def parse_jssp(text: str, name: str = "jssp") -> dict:
+def parse_jssp(text: str, name: str = "jssp", source: str | None = None) -> dict:
     """Parse job-shop text (``n m`` then one line of ``machine duration`` pairs per job).
+
+    Every job has one operation per machine (``m`` pairs): a line with more or fewer is an
+    error naming the job, not a smaller or larger problem read silently.
 
     Parameters
     ----------
     text : str
         The file's content.
     name : str
-        Problem name, also the prefix of error messages.
+        Problem name.
+    source : str, optional
+        The prefix of error messages (the file); ``name`` by default.
 
     Returns
     -------
@@ -71,34 +77,43 @@ def parse_jssp(text: str, name: str = "jssp") -> dict:
     Traceback (most recent call last):
     ...
     schedkit.errors.ProblemError: short: header says 2 jobs, found 1 job lines
+    >>> parse_jssp("1 2\\n0 5\\n", name="few")
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.ProblemError: few: job 0: 1 operation, expected 2 (one per machine)
     """
+    where = source or name
     lines = [ln.split("#", 1)[0].split() for ln in text.splitlines()]
     lines = [ln for ln in lines if ln]
     if not lines:
-        raise ProblemError(f"{name}: empty job-shop file")
+        raise ProblemError(f"{where}: empty job-shop file")
     try:
         header = [int(v) for v in lines[0]]
     except ValueError:
-        raise ProblemError(f"{name}: the first line must hold two integers 'jobs machines'") from None
+        raise ProblemError(f"{where}: the first line must hold two integers 'jobs machines'") from None
     if len(header) != 2 or min(header) < 1:
-        raise ProblemError(f"{name}: the first line must hold two positive integers 'jobs machines'")
+        raise ProblemError(f"{where}: the first line must hold two positive integers 'jobs machines'")
     jobs, machines = header
     if len(lines) - 1 != jobs:
-        raise ProblemError(f"{name}: header says {jobs} jobs, found {len(lines) - 1} job lines")
+        raise ProblemError(f"{where}: header says {jobs} jobs, found {len(lines) - 1} job lines")
     tasks, edges = [], []
     for j, row in enumerate(lines[1:]):
         try:
             values = [int(v) for v in row]
         except ValueError:
-            raise ProblemError(f"{name}: job {j}: values must be integers") from None
+            raise ProblemError(f"{where}: job {j}: values must be integers") from None
         if len(values) % 2:
-            raise ProblemError(f"{name}: job {j}: expected 'machine duration' pairs")
+            raise ProblemError(f"{where}: job {j}: expected 'machine duration' pairs")
+        if len(values) != 2 * machines:
+            count = len(values) // 2
+            raise ProblemError(f"{where}: job {j}: {count} operation{'s' if count != 1 else ''}, "
+                               f"expected {machines} (one per machine)")
         for k in range(len(values) // 2):
             machine, duration = values[2 * k], values[2 * k + 1]
             if not 0 <= machine < machines:
-                raise ProblemError(f"{name}: job {j}: machine {machine} outside 0..{machines - 1}")
+                raise ProblemError(f"{where}: job {j}: machine {machine} outside 0..{machines - 1}")
             if duration < 0:
-                raise ProblemError(f"{name}: job {j}: negative duration {duration}")
+                raise ProblemError(f"{where}: job {j}: negative duration {duration}")
             tasks.append({"name": f"j{j}o{k}", "durations": {f"m{machine}": duration}})
             if k:
                 edges.append({"src": f"j{j}o{k - 1}", "dst": f"j{j}o{k}", "size": 0})
@@ -125,11 +140,6 @@ def load_jssp(path: str | Path) -> dict:
     >>> load_jssp("no/such/file.txt")
     Traceback (most recent call last):
     ...
-    schedkit.errors.ProblemError: no/such/file.txt: cannot read: No such file or directory
+    schedkit.errors.ProblemError: no/such/file.txt: no such file
     """
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ProblemError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    return parse_jssp(text, name=path.stem)
+    return parse_jssp(read_text(path), name=Path(path).stem, source=str(path))

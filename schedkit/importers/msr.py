@@ -36,7 +36,6 @@ Examples
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from pathlib import Path
@@ -44,6 +43,7 @@ from typing import Any
 
 from schedkit.errors import ProblemError
 from schedkit.importers.base import Importer, register_importer
+from schedkit.problem.spec import parse_json, read_text
 
 __all__ = ["Msr", "parse_msr", "load_msr"]
 
@@ -199,13 +199,5 @@ def load_msr(path: str | Path, **options: Any) -> dict:
     >>> data["name"], len(data["tasks"]), len(data["devices"])
     ('bert24_inference', 32, 13)
     """
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ProblemError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ProblemError(f"{path}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
-    return parse_msr(data, name=path.stem, **options)
+    data = parse_json(read_text(path), str(path))
+    return parse_msr(data, name=Path(path).stem, **options)

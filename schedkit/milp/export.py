@@ -36,7 +36,7 @@ from schedkit.atomic import atomic_output
 from schedkit.errors import SchedkitError, ScheduleError
 from schedkit.milp.context import BuiltModel
 from schedkit.milp.readback import exact_result
-from schedkit.milp.solution_files import read_solution
+from schedkit.milp.solution_files import BOUND_TOLERANCE, read_solution
 from schedkit.milp.solvers.base import RawSolution
 from schedkit.schedule import Schedule, Termination
 from schedkit.validate import validate
@@ -80,7 +80,8 @@ def load_solution(built: BuiltModel, path: str | Path, method: str = "external",
 
     A solver's "optimal" only says its own tolerances were met, so the status is
     ``feasible`` unless the makespan meets a proven lower bound: ``bound`` (the solver's
-    best bound, from its log) or the instance's own. The gap is then the real one.
+    best bound, from its log), else the bound the solution file states (HiGHS's
+    ``Objective_bound``), or the instance's own. The gap is then the real one.
     """
     names = variable_names(built)
     found = read_solution(path, names)
@@ -98,13 +99,19 @@ def load_solution(built: BuiltModel, path: str | Path, method: str = "external",
                             f"'{label}': was it exported with another formulation or problem? see -f")
     if bound is not None and not math.isfinite(bound):
         raise ScheduleError(f"{path}: the bound {bound} is not a finite number")
+    objective = vector[built.context.family("makespan").col]
+    # Without --bound, the solver's own bound as its file states it (HiGHS: Objective_bound),
+    # which may exceed the exact read-back by the solver's tolerances.
+    slack = 1e-9 if bound is not None else BOUND_TOLERANCE
+    if bound is None:
+        bound = found.proven_bound(objective)
     raw = RawSolution(Termination.FINISHED, optimal=False, values=vector, bound=bound,
-                      objective=vector[built.context.family("makespan").col])
+                      objective=objective)
     result = exact_result(built, raw, method)
     if built.formulation is not None:
         result = result.model_copy(update={"formulation": built.formulation.to_data()})
     schedule = result.to_schedule()
-    if bound is not None and schedule.makespan is not None and bound > schedule.makespan * (1 + 1e-9):
+    if bound is not None and schedule.makespan is not None and bound > schedule.makespan * (1 + slack):
         raise ScheduleError(f"{path}: the bound {bound:g} is above the makespan {schedule.makespan:g} "
                             f"of the schedule read back: not a valid lower bound")
     validate(built.problem, schedule, built.blocks)

@@ -32,6 +32,7 @@ schedkit.errors.ScheduleError: .../m.sol: line 2: column 'x(other_gpu)' is not i
 
 from __future__ import annotations
 
+import math
 import re
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
@@ -56,6 +57,9 @@ class SolutionFile:
         The solver's own word for its stop (lower case), when the file states one.
     objective : float or None
         The objective the file states.
+    bound : float or None
+        The best bound on the objective the file states (HiGHS writes ``Objective_bound``), when
+        it is a finite number.
     precision : float
         Relative precision of the values (the pretty HiGHS table keeps 6 significant digits).
     """
@@ -64,7 +68,36 @@ class SolutionFile:
     format: str = "name-value"
     status: str | None = None
     objective: float | None = None
+    bound: float | None = None
     precision: float = 1e-9
+
+    def proven_bound(self, makespan: float) -> float | None:
+        """The file's bound as a lower bound of ``makespan`` (the model's objective, read back).
+
+        ``None`` when the file states no bound, or states an objective that is not this
+        makespan (the bound is then of another objective). A bound above the makespan by no
+        more than the solver's tolerances is the makespan itself.
+
+        Examples
+        --------
+        >>> SolutionFile(objective=9.0, bound=8.0).proven_bound(9.0)
+        8.0
+        >>> SolutionFile(objective=9.0, bound=9.0 + 1e-8).proven_bound(9.0)
+        9.0
+        >>> SolutionFile(objective=7.0, bound=7.0).proven_bound(9.0) is None
+        True
+        """
+        if self.bound is None or (self.objective is not None
+                                  and abs(self.objective - makespan) > BOUND_TOLERANCE * max(1.0, abs(makespan))):
+            return None
+        if makespan < self.bound <= makespan + BOUND_TOLERANCE * max(1.0, abs(makespan)):
+            return makespan
+        return self.bound
+
+
+#: Relative tolerance of a solver's objective and bound (the MIP solvers' default feasibility
+#: tolerances are 1e-6): within it, a bound above the makespan read back is that makespan.
+BOUND_TOLERANCE = 1e-6
 
 
 def read_solution(path: str | Path, names) -> SolutionFile:
@@ -74,11 +107,10 @@ def read_solution(path: str | Path, names) -> SolutionFile:
     an unreadable file, a value that is not a number, a column the model does not have, or
     a file with no value at all.
     """
+    from schedkit.problem.spec import read_text
+
+    text = read_text(path, ScheduleError)
     path = Path(path)
-    try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScheduleError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     head = text.lstrip()[:200].lower()
     if head.startswith("<?xml") or head.startswith("<cplexsolution"):
         found = _cplex_xml(path, text, names)
@@ -101,6 +133,11 @@ def _value(path: Path, number: int | None, token: str) -> float:
     if not _NUMBER.match(token):  # 'nan' included
         raise ScheduleError(f"{_where(path, number)}: '{token}' is not a number")
     return float(token)
+
+
+def _finite(value: float) -> float | None:
+    # HiGHS writes an infinite bound when it has none (an LP, or a stop before the root).
+    return value if math.isfinite(value) else None
 
 
 def _known(path: Path, number: int | None, name: str, names) -> str:
@@ -126,6 +163,8 @@ def _highs_raw(path: Path, lines: list[str], names) -> SolutionFile:
         if not in_columns:
             if len(tokens) == 2 and tokens[0].lower() == "objective":
                 found.objective = _value(path, number, tokens[1])
+            elif len(tokens) == 2 and tokens[0].lower() == "objective_bound":
+                found.bound = _finite(_value(path, number, tokens[1]))
             continue
         if len(tokens) != 2:
             raise ScheduleError(f"{path}: line {number}: expected 'name value', got '{text}'")
@@ -148,6 +187,9 @@ def _highs_pretty(path: Path, lines: list[str], names) -> SolutionFile:
             continue
         if low.startswith("objective value:"):
             found.objective = _value(path, number, text.split(":", 1)[1].strip())
+            continue
+        if low.startswith("objective bound:"):
+            found.bound = _finite(_value(path, number, text.split(":", 1)[1].strip()))
             continue
         if section != "columns" or not text or low.startswith("index"):
             continue

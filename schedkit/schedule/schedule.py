@@ -119,14 +119,11 @@ class Schedule(BaseModel):
         ...
         schedkit.errors.ScheduleError: schedule: malformed JSON: duplicate key 'method'
         """
-        from schedkit.problem.spec import _unique_pairs
+        from schedkit.problem.spec import parse_json
 
-        try:
-            data = json.loads(text, object_pairs_hook=_unique_pairs)
-        except json.JSONDecodeError as exc:
-            raise ScheduleError(f"{source}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
-        except ValueError as exc:  # a duplicate key
-            raise ScheduleError(f"{source}: malformed JSON: {exc}") from None
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise ScheduleError(f"{source}: expected JSON text, not {type(text).__name__}")
+        data = parse_json(text, source, ScheduleError)
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
@@ -145,24 +142,15 @@ class Schedule(BaseModel):
     @classmethod
     def load(cls, path: str | Path) -> Schedule:
         """Read a schedule file (JSON, or YAML by suffix), with a one-line error when malformed."""
-        path = Path(path)
-        if path.suffix.lower() in (".yaml", ".yml"):
-            from schedkit.errors import ProblemError
-            from schedkit.problem.spec import read_data
+        from schedkit.problem.spec import read_data, read_text
 
-            try:
-                data = read_data(path)
-            except ProblemError as exc:
-                raise ScheduleError(str(exc)) from None
+        if Path(str(path)).suffix.lower() in (".yaml", ".yml"):
+            data = read_data(path, ScheduleError)
             try:
                 return cls.model_validate(data)
             except ValidationError as exc:
                 raise ScheduleError(one_line(exc, data, prefix=str(path))) from None
-        try:
-            text = path.read_text()
-        except OSError as exc:
-            raise ScheduleError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        return cls.from_json(text, source=str(path))
+        return cls.from_json(read_text(path, ScheduleError), source=str(path))
 
     # ------------------------------------------------------------------ checks
     def violations(self, problem, blocks=None) -> list[str]:

@@ -1,0 +1,71 @@
+"""No traceback anywhere: every reader, picture option and API entry point given bad input
+answers with one line naming it, a non-zero exit and no output file (issue 27, item 5)."""
+
+from pathlib import Path
+
+import pytest
+
+from bad_inputs import UNREADABLE
+from schedkit import Problem, SchedkitError, Schedule, solve
+from schedkit.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = str(ROOT / "examples" / "tiny.yaml")
+
+
+def one_line_error(capfd, code: int, out: Path | None = None, status: int = 1) -> str:
+    """The one line ``schedkit: error: ...`` of a failed command (exit ``status``, no file written)."""
+    captured = capfd.readouterr()
+    assert code == status, captured.err
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("schedkit: error: "), captured.err
+    assert "Traceback" not in captured.err + captured.out
+    if out is not None:
+        assert not out.exists(), f"{out} was written despite the error"
+    return lines[0]
+
+
+#: Every command that reads a user's file: argv for the file, and the suffixes it reads as
+#: JSON/YAML (``True``: every suffix; msr reads JSON only, jssp and solution files plain text).
+READERS = {
+    "problem": (lambda f, out: ["solve", f, "-m", "heft", "-o", out], True),
+    "schedule": (lambda f, out: ["validate", TINY, f], True),
+    "report": (lambda f, out: ["report", TINY, f, "-o", out.with_suffix(".html")], True),
+    "plot": (lambda f, out: ["plot", TINY, f, "-o", out.with_suffix(".svg")], True),
+    "formulation": (lambda f, out: ["export", TINY, "-f", f, "-o", out.with_suffix(".lp")], True),
+    "platform": (lambda f, out: ["convert", "onnx", "model.onnx", "--platform", f, "-o", out], True),
+    "msr": (lambda f, out: ["convert", "msr", f, "-o", out], (".json",)),
+    "jssp": (lambda f, out: ["convert", "jssp", f, "-o", out], ()),
+    "solution": (lambda f, out: ["load-solution", TINY, f, "-o", out], ()),
+}
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("case", UNREADABLE, ids=[c[0] for c in UNREADABLE])
+def test_unreadable_files_are_one_line_errors(tmp_path, capfd, reader, case):
+    name, suffix, data, words = case
+    argv, structured = READERS[reader]
+    path = tmp_path / f"{name}{suffix}"
+    path.write_bytes(data)
+    out = tmp_path / "out.json"
+    line = one_line_error(capfd, main([str(a) for a in argv(str(path), out)]), out)
+    assert str(path) in line
+    if structured is True or suffix in structured or "not a text file" in words:
+        for word in words:
+            assert word in line
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: Problem.load(None), "not NoneType"),
+    (lambda: Problem.load(3), "not int"),
+    (lambda: Problem.load(b"examples/tiny.yaml"), "not bytes"),
+    (lambda: Problem.load(["examples/tiny.yaml"]), "not list"),
+    (lambda: solve(None, "heft"), "not NoneType"),
+    (lambda: Schedule.load(None), "not NoneType"),
+    (lambda: Schedule.load(1.5), "not float"),
+    (lambda: Schedule.from_json(None), "expected JSON text, not NoneType"),
+    (lambda: Schedule.from_json({"tasks": []}), "expected JSON text, not dict"),
+])
+def test_wrong_types_in_the_python_api_are_schedkit_errors(call, words):
+    with pytest.raises(SchedkitError, match=words):
+        call()
