@@ -59,3 +59,37 @@ class InvalidScheduleError(ScheduleError):
         shown = "; ".join(self.violations[:3])
         more = f" (+{len(self.violations) - 3} more)" if len(self.violations) > 3 else ""
         super().__init__(f"{context} is invalid: {shown}{more}")
+
+
+class Interrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C (or SIGTERM under the command line), with its best answer so far.
+
+    A ``KeyboardInterrupt``, never a :class:`SchedkitError`: a caller's interrupt propagates
+    as Python's does. :meth:`schedkit.methods.Method.result` raises it once the schedule
+    is validated; the command line writes that schedule and exits ``128 + signum``.
+
+    Parameters
+    ----------
+    result : schedkit.schedule.Result or None
+        The best validated result so far (termination ``interrupted``; ``None``: none yet).
+    signum : int
+        The signal that stopped the run.
+    problem : schedkit.problem.Problem, optional
+        The problem ``result`` is a schedule of.
+
+    Examples
+    --------
+    >>> import signal
+    >>> stop = Interrupted(None, signal.SIGINT)
+    >>> isinstance(stop, KeyboardInterrupt), isinstance(stop, SchedkitError), str(stop)
+    (True, False, 'interrupted before any schedule was found')
+    """
+
+    def __init__(self, result=None, signum: int = 2, problem=None):
+        self.result = result
+        self.signum = signum
+        #: The problem ``result`` answers (a decomposition's part is not the whole problem).
+        self.problem = problem
+        has = result is not None and result.schedule is not None
+        super().__init__("interrupted: the best schedule so far is kept" if has else
+                         "interrupted before any schedule was found")

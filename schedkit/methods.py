@@ -20,10 +20,11 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from schedkit.errors import OptionError, ProblemError, SchedkitError
+from schedkit import interrupt
+from schedkit.errors import Interrupted, OptionError, ProblemError, SchedkitError
 from schedkit.problem import Problem, as_problem
 from schedkit.registry import Registry, doc_line, one_line
-from schedkit.schedule import Result, Schedule
+from schedkit.schedule import Result, Schedule, Termination
 from schedkit.validate import canonical, semantic_blocks, symmetry_blocks, validate
 
 METHODS = Registry("method", group="schedkit.methods")
@@ -114,6 +115,9 @@ class Method:
     def result(self, problem: Problem) -> Result:
         """Run the method, time it, and validate its schedule (raises when invalid).
 
+        Interrupted (Ctrl-C; SIGTERM under the command line), it raises
+        :class:`~schedkit.errors.Interrupted` carrying the validated best result so far.
+
         Under a formulation with a symmetry block, the problem is checked against it before
         the method runs, and the schedule is relabelled into the block's canonical order
         (:func:`~schedkit.validate.canonical`) before it is validated and returned.
@@ -124,7 +128,14 @@ class Method:
         blocks = self.blocks(problem)
         symmetry_blocks(problem, blocks)  # a group of devices that differ: one line, before any work
         began = time.perf_counter()
-        result = self.run_batches(problem) if problem.inputs > 1 else self.run(problem)
+        try:
+            result = self.run_batches(problem) if problem.inputs > 1 else self.run(problem)
+        except Interrupted as stop:
+            if stop.result is None or stop.problem is not problem:  # (a part's answer is not this one's)
+                raise Interrupted(None, stop.signum, problem) from None
+            result, signum = stop.result, stop.signum
+        else:
+            signum = interrupt.take()  # a solver stopped early by a signal it deferred
         if not isinstance(result, Result):
             raise TypeError(f"method '{self.name}': run() returned {type(result).__name__}, "
                             f"not a schedkit.schedule.Result")
@@ -137,11 +148,24 @@ class Method:
         schedule = result.to_schedule()
         if schedule.tasks:
             validate(problem, schedule, blocks)
+        if signum is not None:
+            raise Interrupted(_interrupted(result, signum), signum, problem)
         return result
 
     def solve(self, problem: Problem) -> Schedule:
         """The validated schedule file of :meth:`result`."""
         return self.result(problem).to_schedule()
+
+
+def _interrupted(result: Result, signum: int) -> Result:
+    """``result`` as the answer of a run stopped by the signal ``signum``, its message saying so."""
+    import signal
+
+    said = f"interrupted ({signal.Signals(signum).name})"
+    message = result.message or ""
+    if not message.startswith("interrupted"):
+        message = f"{said}; {message}" if message else said
+    return result.model_copy(update={"termination": Termination.INTERRUPTED, "message": message})
 
 
 def register_method(name: str, *, replace: bool = False):

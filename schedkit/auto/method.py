@@ -24,6 +24,7 @@ Examples
 from __future__ import annotations
 
 import math
+import signal
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -33,7 +34,8 @@ from pydantic import Field, field_validator
 from schedkit.auto.plan import Phase, plan, share
 from schedkit.auto.profile import profile
 from schedkit.auto.state import AutoEvent, Incumbent
-from schedkit.errors import OptionError, SchedkitError
+from schedkit import interrupt
+from schedkit.errors import Interrupted, OptionError, SchedkitError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method
 from schedkit.problem import Problem
 from schedkit.progress import silenced
@@ -145,6 +147,10 @@ class Auto(Method):
                 self._phase(problem, state, phase, seconds)
             if o.verbose:
                 _print_phases(shape.describe(), state)
+        except KeyboardInterrupt as stop:  # Ctrl-C: the incumbent, validated by Method.result
+            _interrupted_phase(problem, state, stop)
+            raise Interrupted(self._result(problem, state, True, began), getattr(stop, "signum", None)
+                              or interrupt.received() or signal.SIGINT, problem) from None
         finally:  # (the progress line ends, whatever happened)
             self._event(AutoEvent("done", state.elapsed, state.makespan, state.bound))
         return self._result(problem, state, cut_short or (deadline is not None and _left(deadline) <= 0), began)
@@ -261,6 +267,16 @@ class Auto(Method):
 
 #: Seconds of local search when ``auto`` runs without a time limit.
 REFINE_UNBOUNDED = 30.0
+
+
+def _interrupted_phase(problem: Problem, state: Incumbent, stop: KeyboardInterrupt) -> None:
+    """The running phase ends, interrupted; the best answer it had (when it kept one) is offered."""
+    record = state.phases[-1] if state.phases else None
+    if record is None or record.seconds or not record.began:
+        return  # (between phases)
+    if isinstance(stop, Interrupted) and stop.result is not None and stop.problem is problem:
+        state.offer(stop.result)
+    state.end(note="interrupted")
 
 
 def _left(deadline: float | None) -> float | None:

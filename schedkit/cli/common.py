@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 __all__ = ["EXIT_OK", "EXIT_ERROR", "EXIT_USAGE", "EXIT_INVALID", "EXIT_NO_SCHEDULE", "EXIT_INTERRUPTED",
-           "EXIT_CODES", "finite_float", "SCHEDULE_FILES", "PROBLEM_FILES", "load_problem",
+           "EXIT_TERMINATED", "EXIT_CODES", "finite_float", "SCHEDULE_FILES", "PROBLEM_FILES", "load_problem",
            "add_formulation", "files", "check_outputs"]
 
 #: Suffixes a schedule or a problem may be written with (JSON, or YAML by suffix).
@@ -114,13 +114,16 @@ EXIT_INVALID = 3
 EXIT_NO_SCHEDULE = 4
 """``schedkit solve``: the method returned no schedule (``infeasible`` or ``no_solution``)."""
 EXIT_INTERRUPTED = 130
-"""Interrupted (Ctrl-C)."""
+"""Interrupted (Ctrl-C, SIGINT): ``solve`` has written the best schedule so far."""
+EXIT_TERMINATED = 143
+"""Terminated (SIGTERM): as after Ctrl-C (see :mod:`schedkit.interrupt`)."""
 
 #: Exit statuses, as ``schedkit --help`` documents them.
 EXIT_CODES = {EXIT_OK: "success", EXIT_ERROR: "a bad file, option or value",
               EXIT_USAGE: "a malformed command line", EXIT_INVALID: "validate: the schedule is invalid",
               EXIT_NO_SCHEDULE: "solve: no schedule (infeasible or no_solution)",
-              EXIT_INTERRUPTED: "interrupted"}
+              EXIT_INTERRUPTED: "interrupted (Ctrl-C; solve writes its best schedule so far)",
+              EXIT_TERMINATED: "terminated (SIGTERM; likewise)"}
 
 
 def load_problem(path: str | Path):

@@ -2,7 +2,8 @@
 
 Every error a user can cause prints one line, ``schedkit: error: ...``, and exits
 with status 1 (2 for a malformed command line), without a traceback and without
-writing any output file.
+writing any output file. Ctrl-C exits with 130 and SIGTERM with 143 (``128 + signal``),
+after ``solve`` has written the best schedule so far.
 
 The commands live in their own modules and are generated from the registries where
 there is one: ``solve`` has a flag per option field of every registered method
@@ -23,14 +24,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from schedkit.cli.common import EXIT_CODES, EXIT_ERROR, EXIT_INTERRUPTED, check_outputs
+from schedkit import interrupt
+from schedkit.cli.common import EXIT_CODES, EXIT_ERROR, check_outputs
 from schedkit.cli.files import add_convert_command, add_file_commands
 from schedkit.cli.decompose import add_decompose_command
 from schedkit.cli.generate import add_generate_command
 from schedkit.cli.listings import add_listing_commands
 from schedkit.cli.pictures import add_picture_commands
 from schedkit.cli.solve import add_solve_command
-from schedkit.errors import OptionError, SchedkitError
+from schedkit.errors import Interrupted, OptionError, SchedkitError
 
 __all__ = ["build_parser", "main"]
 
@@ -91,7 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         0 on success, 1 on a user error, 3 when ``validate`` finds violations, 130 when
-        interrupted; a malformed command line exits with status 2 (argparse).
+        interrupted (Ctrl-C), 143 when terminated (SIGTERM); a malformed command line exits
+        with status 2 (argparse). Interrupted or terminated, ``solve`` first writes the best
+        schedule found so far (status ``feasible`` or ``heuristic``), and no command leaves
+        a partial file.
 
     Examples
     --------
@@ -106,8 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         return _error(str(exc))
     args = parser.parse_args(argv)
     try:
-        check_outputs(args)
-        return args.handler(args)
+        with interrupt.handled():  # (SIGTERM too raises, so that no half-written file stays)
+            check_outputs(args)
+            return args.handler(args)
     except OptionError as exc:
         flag = "--" + exc.option.replace("_", "-")
         value = getattr(args, exc.option, None)
@@ -120,9 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         target = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         return _error(f"{target}{exc.strerror or exc}")
-    except KeyboardInterrupt:
-        print("schedkit: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as stop:
+        print(f"schedkit: {stop if isinstance(stop, Interrupted) else 'interrupted'}", file=sys.stderr)
+        return interrupt.exit_status(getattr(stop, "signum", None) or interrupt.take())
 
 
 if __name__ == "__main__":

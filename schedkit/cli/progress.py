@@ -7,7 +7,7 @@ from typing import Any
 
 from schedkit.progress import Ticker, silenced, terminal
 
-__all__ = ["solve_with_progress"]
+__all__ = ["solve_with_progress", "solve_keeping"]
 
 
 def solve_with_progress(method: Any, problem: Any, label: str, quiet: bool = False) -> Any:
@@ -36,3 +36,26 @@ def solve_with_progress(method: Any, problem: Any, label: str, quiet: bool = Fal
         show = terminal() and not getattr(options, "verbose", False)
         with Ticker(label, limit=getattr(options, "time_limit", None), enabled=show):
             return method.solve(problem)
+
+
+def solve_keeping(method: Any, problem: Any, label: str, quiet: bool = False) -> tuple[Any, Any]:
+    """:func:`solve_with_progress`, and ``None``; interrupted (Ctrl-C, SIGTERM) after a schedule
+    was found, that validated schedule and the :class:`~schedkit.errors.Interrupted` to raise
+    once it is written.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> from schedkit.methods import METHODS
+    >>> schedule, stopped = solve_keeping(METHODS.get("heft")(), Problem.load("examples/tiny.yaml"), "heft")
+    >>> schedule.status, stopped
+    ('heuristic', None)
+    """
+    from schedkit.errors import Interrupted
+
+    try:
+        return solve_with_progress(method, problem, label, quiet), None
+    except Interrupted as stop:
+        if stop.result is None or stop.result.schedule is None:
+            raise
+        return stop.result.to_schedule(), stop

@@ -365,7 +365,8 @@ def run_solve(args: argparse.Namespace) -> int:
     Returns
     -------
     int
-        0, or 1 when the method found no schedule.
+        0, or 4 when the method found no schedule (interrupted: the best schedule so far is
+        written, then :class:`~schedkit.errors.Interrupted` raised).
 
     Examples
     --------
@@ -374,7 +375,7 @@ def run_solve(args: argparse.Namespace) -> int:
     heft on tiny: status=heuristic makespan=4.51625 bound=3.482608696 gap=22.89% time=...
     0
     """
-    from schedkit.cli.progress import solve_with_progress
+    from schedkit.cli.progress import solve_keeping
     from schedkit.methods import METHODS
     from schedkit.report import format_schedule
     from schedkit.validate import ignored_data
@@ -389,7 +390,7 @@ def run_solve(args: argparse.Namespace) -> int:
         method = METHODS.get(args.method)(**{**options, "time_limit": left})
     for note in ignored_data(problem, method.blocks(problem)):
         print(f"schedkit: note: {note}", file=sys.stderr)
-    schedule = solve_with_progress(method, problem, args.method, quiet=getattr(args, "quiet", False))
+    schedule, stopped = solve_keeping(method, problem, args.method, quiet=getattr(args, "quiet", False))
     print(schedule.summary())
     if schedule.message:
         print(f"schedkit: note: {schedule.message}", file=sys.stderr)
@@ -397,7 +398,7 @@ def run_solve(args: argparse.Namespace) -> int:
         print(format_schedule(schedule))
     if args.output:
         schedule.write(args.output)
-    if schedule.tasks and (getattr(args, "plot", None) or getattr(args, "report", None)):
+    if getattr(args, "plot", None) or getattr(args, "report", None):
         from schedkit.cli.pictures import write_pictures
 
         # The method validated the schedule against its blocks before returning it.
@@ -405,5 +406,7 @@ def run_solve(args: argparse.Namespace) -> int:
         write_pictures(problem, schedule, plot=args.plot, report=args.report,
                        formulation=formulation if isinstance(formulation, str) else None,
                        violations=[])
+    if stopped is not None:
+        raise stopped  # (the command line says it and exits 128 + signal)
     return 0 if schedule.tasks else EXIT_NO_SCHEDULE
 

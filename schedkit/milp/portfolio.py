@@ -28,7 +28,7 @@ from schedkit.milp.cpsat import Worker, make_job, read_answer, require_cpsat
 from schedkit.milp.race import Pace
 from schedkit.numerics import OPTIMAL_GAP, closed
 from schedkit.problem import Problem
-from schedkit.schedule import Quality, Result
+from schedkit.schedule import Quality, Result, Termination
 
 
 
@@ -50,8 +50,10 @@ def solve_cpsat(problem: Problem, formulation, warm, horizon: float | None, time
     """CP-SAT alone on ``problem`` (in ``worker``, or a new worker process), read back exactly."""
     require_cpsat(formulation, problem)
     job = make_job(problem, formulation, horizon, warm, time_limit, workers, seed, verbose)
-    result = read_answer(problem, formulation, job, (worker or Worker(verbose)).solve(job), method)
-    return _not_worse_than(result, warm)
+    answer = (worker or Worker(verbose)).solve(job)
+    if answer is None:  # interrupted before CP-SAT had anything: the start schedule, if any
+        return _not_worse_than(Result.nothing(method, problem.name, Termination.INTERRUPTED), warm)
+    return _not_worse_than(read_answer(problem, formulation, job, answer, method), warm)
 
 
 #: CP-SAT's workers beside HiGHS's one thread (HiGHS is paced to leave them the cores, see

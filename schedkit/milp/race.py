@@ -171,8 +171,9 @@ PACE_SLICE = 0.02
 MAX_PAUSE = 0.5
 
 
-def run_beside(h, helper, shared: Shared) -> None:
-    """Run HiGHS ``h`` while ``helper(shared)`` runs in a thread; re-raise its error.
+def run_beside(h, helper, shared: Shared) -> bool:
+    """Run HiGHS ``h`` (:func:`run_highs`) while ``helper(shared)`` runs in a thread; re-raise
+    its error; whether HiGHS returned.
 
     The helper is told to stop (``shared.stop``) when HiGHS returns, and joined.
     """
@@ -189,12 +190,52 @@ def run_beside(h, helper, shared: Shared) -> None:
     thread = threading.Thread(target=body, name="schedkit-bounds", daemon=True)
     thread.start()
     try:
-        h.run()
+        finished = run_highs(h, shared)
     finally:
         shared.stop.set()
         thread.join()
     if failure and not isinstance(failure[0], KeyboardInterrupt):
         raise failure[0]
+    return finished
+
+
+def run_highs(h, shared: Shared) -> bool:
+    """Run HiGHS ``h`` in a thread of its own while this one waits; whether it returned.
+
+    HiGHS calls back (and so can be stopped) only once its branch and bound has begun;
+    its presolve of a large model can take a minute. Interrupted (Ctrl-C: ``shared.stop``
+    is set and :func:`schedkit.interrupt.received` says so), this thread waits
+    :data:`STOP_GRACE` seconds for HiGHS, then leaves it to stop at its first callback and
+    returns ``False``: ``h`` may not be read then.
+    """
+    from schedkit import interrupt
+
+    failure: list[BaseException] = []
+    done = threading.Event()
+
+    def body():
+        try:
+            h.run()
+        except BaseException as exc:  # surfaced below, in the caller's thread
+            failure.append(exc)
+        finally:
+            done.set()
+
+    threading.Thread(target=body, name="schedkit-highs", daemon=True).start()
+    given_up = None
+    while not done.wait(POLL_SECONDS):
+        if given_up is None and shared.stop.is_set() and interrupt.received() is not None:
+            given_up = time.perf_counter() + STOP_GRACE
+        if given_up is not None and time.perf_counter() > given_up:
+            return False
+    if failure:
+        raise failure[0]
+    return True
+
+
+#: Seconds between looks at a running HiGHS, and how long an interrupted one is waited for.
+POLL_SECONDS = 0.05
+STOP_GRACE = 2.0
 
 
 def deadline_after(seconds: float | None) -> float | None:

@@ -3,10 +3,13 @@ once loaded, then a pickled ``(job, stream)`` on stdin; framed messages on stdou
 improving solution and each better bound when ``stream`` is true, then the answer."""
 
 import pickle
+import signal
 import sys
 import threading
 
-from schedkit.milp.cpsat.worker import answer, write_message
+from schedkit.milp.cpsat.worker import answer, watch_parent, write_message
+
+watch_parent()  # (first: never outlive the parent, even while OR-Tools loads)
 
 try:  # load OR-Tools while the parent prepares the job (a missing one is said in the answer)
     from ortools.sat.python import cp_model  # noqa: F401
@@ -28,4 +31,5 @@ if stream:
     found = answer(job, lambda solution: send("solution", solution), lambda ticks: send("bound", ticks))
 else:
     found = answer(job)
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # (CP-SAT leaves SIGINT at its default: killing)
 send("answer", found)

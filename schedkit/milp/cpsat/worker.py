@@ -14,6 +14,7 @@ import atexit
 import os
 import pickle
 import queue
+import signal
 import struct
 import subprocess
 import sys
@@ -21,10 +22,19 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from schedkit import interrupt
 from schedkit.errors import SchedkitError, SolverError
 
 #: Seconds the parent waits between looks at the pipe and at its stop flag.
 POLL_SECONDS = 0.05
+#: Interrupted, seconds the parent waits for the worker's best answer before ending it.
+GRACE_SECONDS = 3.0
+#: Environment variable that gives the worker its parent's process id (see :func:`watch_parent`).
+PARENT = "SCHEDKIT_CPSAT_PARENT"
+#: Seconds between the worker's looks at whether its parent still lives.
+WATCH_SECONDS = 0.2
+#: Set in the worker when the parent asked it to stop before its search began.
+STOP = threading.Event()
 
 
 @dataclass
@@ -86,6 +96,8 @@ def solve_job(job: Job, emit=None, emit_bound=None) -> Answer:
     params = solver.parameters
     if job.deadline is not None:
         params.max_time_in_seconds = max(0.01, job.deadline - time.time())
+    if STOP.is_set():  # (asked to stop before the search: the hint, checked, at most)
+        params.max_time_in_seconds = 0.01
     params.num_workers = job.workers
     params.random_seed = job.seed
     params.log_search_progress = job.verbose
@@ -151,10 +163,12 @@ class Worker:
     """
 
     def __init__(self, verbose: bool = False):
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), PARENT: str(os.getpid())}
+        # (its own process group: a Ctrl-C on the terminal reaches this process alone, which
+        # stops the worker when it wants its answer; the worker ends itself when this process dies)
         self.process = subprocess.Popen([sys.executable, "-m", "schedkit.milp.cpsat"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=None if verbose else subprocess.PIPE,
-                                        env=env)
+                                        env=env, process_group=0)
         self.messages: queue.Queue = queue.Queue()
         self.loaded = threading.Event()
         self.errors: list[bytes] = []
@@ -176,7 +190,14 @@ class Worker:
         ``improving(answer)``, when given, receives each improving solution as the worker
         finds it (status ``FEASIBLE``); ``bounded(ticks)`` each better lower bound. Raises
         :class:`~schedkit.errors.SolverError` when the job cannot be sent or the worker fails.
+        Interrupted (Ctrl-C, see :mod:`schedkit.interrupt`), the worker is asked for its best
+        answer so far (``None`` if it has none within :data:`GRACE_SECONDS`).
         """
+        stop = stop if stop is not None else threading.Event()
+        with interrupt.deferred(stop.set):
+            return self._solve(job, stop, improving, bounded)
+
+    def _solve(self, job: Job, stop, improving, bounded) -> Answer | None:
         try:
             data = pickle.dumps((job, improving is not None or bounded is not None))
         except (pickle.PicklingError, AttributeError, TypeError) as exc:
@@ -185,11 +206,15 @@ class Worker:
                               f"defined in an importable module") from None
         process = self.process
         threading.Thread(target=_send, args=(process.stdin, data), daemon=True).start()
+        grace = None  # (interrupted: when the worker's answer stops being awaited)
         while True:
             try:
                 kind, reply = self.messages.get(timeout=POLL_SECONDS)
             except queue.Empty:
-                if stop is not None and stop.is_set():
+                if grace is None and stop.is_set() and interrupt.received() is not None and self.loaded.is_set():
+                    process.send_signal(signal.SIGINT)  # CP-SAT stops its search and answers
+                    grace = time.monotonic() + GRACE_SECONDS
+                elif stop.is_set() and (grace is None or time.monotonic() > grace):
                     self.close()
                     return None
                 continue
@@ -202,6 +227,8 @@ class Worker:
             else:
                 break
         process.wait()
+        if kind == "end" and grace is not None:
+            return None  # (stopped before it had anything to say)
         if kind == "end":  # the worker died before it answered
             for thread in self.threads[1:]:
                 thread.join(timeout=1)
@@ -217,6 +244,26 @@ class Worker:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+
+
+def watch_parent() -> None:
+    """In the worker: end this process as soon as its parent is gone (killed, say).
+
+    The worker is in a process group of its own, so no signal to the parent's group
+    reaches it; a thread looks every :data:`WATCH_SECONDS` whether the parent process
+    named by :data:`PARENT` is still this process's parent (an orphan is adopted by
+    another). A SIGINT asks the search to stop (CP-SAT then answers with its best).
+    """
+    parent = int(os.environ.get(PARENT) or os.getppid())
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(WATCH_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="schedkit-parent-watch", daemon=True).start()
+    # (during the search CP-SAT catches SIGINT itself and returns its best answer)
+    signal.signal(signal.SIGINT, lambda signum, frame: STOP.set())
 
 
 def write_message(stream, kind: str, payload) -> None:

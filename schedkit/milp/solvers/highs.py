@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 
+from schedkit import interrupt
 from schedkit.errors import SolverError
 from schedkit.milp.solvers.base import (Adapter, Feature, Helper, RawSolution, SolveOptions,
                                         register_solver)
@@ -28,22 +29,26 @@ class Highs(Adapter):
         import highspy
         import numpy as np
 
-        from schedkit.milp.race import Shared, run_beside
+        from schedkit.milp.race import Shared, run_beside, run_highs
 
         h = highs_for(built.linear, options.time_limit, options.gap, options.verbose)
         if start is not None:
             set_start(h, start)
-        shared = None
-        if beside is not None:
-            shared = Shared(tolerance=max(options.gap or 0.0, SOLVER_TOL))
-            run_beside(h, beside, shared)
-        else:
-            h.run()
+        shared = Shared(tolerance=max(options.gap or 0.0, SOLVER_TOL))
+        # Ctrl-C stops HiGHS at its next callback, with its incumbent (see schedkit.interrupt).
+        with interrupt.deferred(shared.stop.set):
+            if beside is not None:
+                finished = run_beside(h, beside, shared)
+            else:
+                shared.watch(h)
+                finished = run_highs(h, shared)
+        if not finished:  # (interrupted in its presolve, where HiGHS cannot be stopped: nothing of it)
+            return RawSolution(Termination.INTERRUPTED, bound=shared.bound if np.isfinite(shared.bound) else None)
         state = h.getModelStatus()
         info = h.getInfo()
         has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
         bound = info.mip_dual_bound if info.valid else None
-        if shared is not None and np.isfinite(shared.bound):
+        if np.isfinite(shared.bound):
             bound = shared.bound if bound is None else max(bound, shared.bound)
         S = highspy.HighsModelStatus
         if state in (S.kModelError, S.kSolveError):
