@@ -115,3 +115,39 @@ def test_example_devices_file_is_the_documented_one():
     assert [d.name for d in platform.devices] == ["cpu", "gpu0", "gpu1"]
     data = yaml.safe_load(open("examples/platform_cpu_2gpu.yaml"))
     assert all({"peak_flops", "memory_bandwidth", "launch_overhead"} <= set(d) for d in data["devices"])
+
+
+@pytest.mark.parametrize("option, value", [("--width", "0"), ("--width", "-2"), ("--width", "nan"),
+                                           ("--width", "1e6"), ("--dpi", "0"), ("--dpi", "-5"),
+                                           ("--dpi", "100000")])
+@pytest.mark.parametrize("suffix", [".png", ".svg"])
+def test_out_of_range_plot_options(option, value, suffix, tmp_path, tiny_schedule, capfd):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / f"g{suffix}"
+    code, _, err = run(["plot", TINY, tiny_schedule, "-o", out, option, value], capfd)
+    assert code == 1 and err.startswith(f"schedkit: error: {option} ") and err.count("\n") == 1, err
+    assert "Traceback" not in err and not out.exists()
+
+
+@pytest.mark.parametrize("method", ["milp", "auto"])
+@pytest.mark.parametrize("status", ["infeasible", "no_solution"])
+def test_pictures_of_a_result_without_a_schedule(method, status, tmp_path, capfd):
+    # A problem no placement fits: 'solve --plot --report' says what it did not write, and the
+    # schedule file it wrote is drawn or reported by plot, trace and report without a traceback.
+    pytest.importorskip("matplotlib")
+    problem = tmp_path / "full.yaml"
+    problem.write_text("devices: [{name: a, memory: 10}, {name: b, memory: 10}]\n"
+                       "tasks: [{name: x, work: 1, memory: 6}, {name: y, work: 1, memory: 6},\n"
+                       "        {name: z, work: 1, memory: 6}]\n")
+    out = tmp_path / "s.json"
+    code, _, err = run(["solve", problem, "-m", method, "-o", out, "--plot", tmp_path / "g.png",
+                        "--report", tmp_path / "r.html"], capfd)
+    assert code == 4 and "no schedule to draw (status infeasible)" in err and "not written" in err, err
+    assert not (tmp_path / "g.png").exists() and not (tmp_path / "r.html").exists()
+    data = json.loads(out.read_text())
+    data["status"] = status
+    out.write_text(json.dumps(data))
+    for command, name in [("plot", "g.svg"), ("trace", "t.json"), ("report", "r.html")]:
+        code, printed, err = run([command, problem, out, "-o", tmp_path / name], capfd)
+        assert "Traceback" not in err and "KeyError" not in err, err
+        assert code == 0 and "invalid" in printed and (tmp_path / name).exists(), (command, err)

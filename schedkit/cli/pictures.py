@@ -154,9 +154,28 @@ def _verdict(problem: Any, schedule: Any, blocks: list | None = None) -> tuple[l
 def write_pictures(problem: Any, schedule: Any, *, plot: str | None = None, report: str | None = None,
                    formulation: str | None = None, violations: list[str] | None = None,
                    colour_by: str | None = None) -> None:
-    """Render and write a Gantt picture and/or a report of a schedule (``solve --plot/--report``)."""
+    """Render and write a Gantt picture and/or a report of a schedule (``solve --plot/--report``).
+
+    A result without a schedule (``infeasible``, ``no_solution``) has nothing to draw: a note
+    says which files were not written, rather than nothing at all.
+
+    Examples
+    --------
+    >>> from schedkit import Problem, Schedule
+    >>> empty = Schedule(problem="tiny", method="milp", status="infeasible")
+    >>> write_pictures(Problem.load("examples/tiny.yaml"), empty, plot="g.png", report="r.html")
+    >>> # stderr: schedkit: note: no schedule to draw (status infeasible): g.png, r.html not written
+    """
+    import sys
+
     from schedkit.report import render
 
+    if not schedule.tasks:
+        names = ", ".join(str(f) for f in (plot, report) if f)
+        if names:
+            print(f"schedkit: note: no schedule to draw (status {schedule.status}): {names} not written",
+                  file=sys.stderr)
+        return
     if plot:
         write_output(plot, render("gantt", problem, schedule, format=Path(plot).suffix[1:].lower(),
                                   colour_by=colour_by))

@@ -17,11 +17,14 @@ schedkit.errors.SchedkitError: unknown renderer 'no-such-picture' (known: gantt,
 
 from __future__ import annotations
 
+import inspect
+import math
 from typing import Any, Callable
 
+from schedkit.errors import OptionError, SchedkitError
 from schedkit.registry import Registry, doc_line
 
-__all__ = ["RENDERERS", "register_renderer", "render", "list_renderers"]
+__all__ = ["RENDERERS", "register_renderer", "render", "list_renderers", "in_range"]
 
 RENDERERS = Registry("renderer", group="schedkit.renderers")
 
@@ -80,7 +83,42 @@ def render(kind: str, problem: Any, schedule: Any, **options: Any) -> str | byte
     >>> print(render("text", problem, solve(problem, "heft")).splitlines()[0])
     cpu:
     """
-    return RENDERERS.get(kind)(problem, schedule, **options)
+    renderer = RENDERERS.get(kind)
+    try:
+        inspect.signature(renderer).bind(problem, schedule, **options)
+    except TypeError:
+        taken = inspect.signature(renderer).parameters
+        unknown = next((k for k in options if k not in taken), None)
+        raise SchedkitError(f"renderer '{kind}' takes no option '{unknown}'" if unknown else
+                            f"renderer '{kind}': bad arguments") from None
+    return renderer(problem, schedule, **options)
+
+
+def in_range(option: str, value: Any, low: float, high: float, unit: str = "",
+             integer: bool = False) -> float:
+    """``value`` of a picture's ``option`` when it is a number from ``low`` to ``high``.
+
+    Anything else (a boolean, a string, ``nan``, out of range) is an
+    :class:`~schedkit.errors.OptionError` naming the option (the command line shows it as
+    ``--option VALUE``), never a matplotlib error or a picture of billions of pixels.
+
+    Examples
+    --------
+    >>> in_range("width", 12, 2, 1000, "inches")
+    12.0
+    >>> in_range("dpi", 0, 10, 2400, integer=True)
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.OptionError: dpi: must be a whole number from 10 to 2400, not 0
+    """
+    kind = "a whole number" if integer else "a number"
+    unit = f" {unit}" if unit else ""
+    message = f"{option}: must be {kind} from {low:g} to {high:g}{unit}, not {value!r}"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise OptionError(option, message)
+    if not (math.isfinite(value) and low <= value <= high) or (integer and value != int(value)):
+        raise OptionError(option, message)
+    return int(value) if integer else float(value)
 
 
 def list_renderers() -> list[tuple[str, str]]:

@@ -27,16 +27,24 @@ import math
 from typing import Any
 
 from schedkit.errors import SchedkitError
-from schedkit.report.base import register_renderer
+from schedkit.report.base import in_range, register_renderer
 from schedkit.report.layout import Layout, bar_label, check_fits, memory_levels, peak, si
 
-__all__ = ["render_gantt", "gantt_figure", "FORMATS", "LABELLED_TASKS"]
+__all__ = ["render_gantt", "gantt_figure", "FORMATS", "LABELLED_TASKS", "WIDTHS", "DPIS", "MAX_PIXELS"]
 
 #: File formats :func:`render_gantt` writes.
 FORMATS = ("png", "svg", "pdf")
 #: Task names are written inside bars only for schedules of at most this many tasks.
 LABELLED_TASKS = 400
 _LINES_UP_TO = 12
+#: Widths (inches) a chart may have: narrower, the layout has no room for the axes.
+WIDTHS = (2.0, 1000.0)
+#: Resolutions (dots per inch) of a PNG: below, fonts cannot be sized; above, no screen needs it.
+DPIS = (10, 2400)
+#: Pixels of a PNG at most (about 1 GB of memory while drawing).
+MAX_PIXELS = 2**28
+#: Text is drawn as given: a '$' in a name or title is not the start of matplotlib's mathtext.
+_PLAIN_TEXT = {"text.parse_math": False}
 
 
 def _matplotlib() -> Any:
@@ -72,12 +80,20 @@ def gantt_figure(problem: Any, schedule: Any, *, colour_by: str | None = None,
     -------
     matplotlib.figure.Figure
     """
-    _matplotlib()
+    matplotlib = _matplotlib()
+    width = in_range("width", width, *WIDTHS, "inches")
+    if title is not None and not isinstance(title, str):
+        raise SchedkitError(f"gantt: the title must be text, not {type(title).__name__}")
+    check_fits(problem, schedule)
+    with matplotlib.rc_context(_PLAIN_TEXT):
+        return _figure(problem, schedule, colour_by, title, width)
+
+
+def _figure(problem: Any, schedule: Any, colour_by: str | None, title: str | None, width: float) -> Any:
     from matplotlib.collections import PolyCollection
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
-    check_fits(problem, schedule)
     layout = Layout.of(problem, schedule, colour_by)
     rows = layout.devices + layout.channels
     row_of = {name: k for k, name in enumerate(rows)}
@@ -116,12 +132,10 @@ def gantt_figure(problem: Any, schedule: Any, *, colour_by: str | None = None,
             if room >= 3:
                 text = bar_label(r, room)
                 ax.text((r.start + r.end) / 2, row_of[r.device], text, ha="center", va="center",
-                        fontsize=font * 0.85, clip_on=True, parse_math=False)
+                        fontsize=font * 0.85, clip_on=True)
     ax.set_xlim(0, span * 1.01)
     ax.set_ylim(len(rows) - 0.5, -0.5)
     ax.set_yticks(range(len(rows)), rows, fontsize=font)
-    for label in ax.get_yticklabels():
-        label.set_parse_math(False)
     if layout.channels:
         ax.axhline(len(layout.devices) - 0.5, color="#888888", linewidth=0.8)
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)
@@ -202,17 +216,25 @@ def render_gantt(problem: Any, schedule: Any, *, format: str = "png", colour_by:
     Raises
     ------
     SchedkitError
-        Unknown format, matplotlib missing, or a schedule of another problem.
+        Unknown format, matplotlib missing, a schedule of another problem, a width or dpi out
+        of range (:data:`WIDTHS`, :data:`DPIS`) or a PNG of more than :data:`MAX_PIXELS`.
     """
     if format not in FORMATS:
         raise SchedkitError(f"gantt: unknown format '{format}' (use {', '.join(FORMATS)})")
+    dpi = in_range("dpi", dpi, *DPIS, integer=True)
     fig = gantt_figure(problem, schedule, colour_by=colour_by, title=title, width=width)
+    if format == "png":
+        across, down = (round(v * dpi) for v in fig.get_size_inches())
+        if across * down > MAX_PIXELS:
+            raise SchedkitError(f"gantt: a PNG of {across}x{down} pixels is too large (at most "
+                                f"{MAX_PIXELS:,} pixels): lower the dpi ({dpi}) or the width, or "
+                                f"write an SVG or PDF")
     buffer = io.BytesIO()
     metadata = {"Date": None} if format == "svg" else None  # byte-identical SVGs for one schedule
     import matplotlib
 
     # SVG text as <text> elements (searchable, small), not as glyph outlines.
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "schedkit"}):
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "schedkit", **_PLAIN_TEXT}):
         fig.savefig(buffer, format=format, dpi=dpi, metadata=metadata)
     return buffer.getvalue()
 

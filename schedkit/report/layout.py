@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from schedkit.errors import ScheduleError
+from schedkit.errors import OptionError, ScheduleError
 
 __all__ = ["Layout", "Utilisation", "PALETTE", "OTHER_COLOUR", "CHANNEL_ROWS", "check_fits", "channel_names",
            "memory_levels", "peak", "nice_time", "si"]
@@ -37,6 +37,7 @@ OTHER_COLOUR = "#c7c7c7"
 #: row per sending device (``gpu0 sends``) instead of one per channel.
 CHANNEL_ROWS = 24
 ColourBy = Literal["op", "group", "device", "none"]
+_COLOUR_BY = get_args(ColourBy)
 
 
 def check_fits(problem: Any, schedule: Any, source: str = "schedule") -> None:
@@ -160,6 +161,8 @@ class Layout:
         spec = {t.name: t for t in problem.spec.tasks}
         if colour_by is None:
             colour_by = "op" if any(t.op for t in problem.spec.tasks) else "group"
+        if colour_by not in _COLOUR_BY:
+            raise OptionError("colour_by", f"colour_by: unknown {colour_by!r} (use {', '.join(_COLOUR_BY)})")
         keys = {r.task: _key(spec[r.task], r.device, colour_by) for r in schedule.tasks}
         weight: dict[str, float] = {}
         for r in schedule.tasks:

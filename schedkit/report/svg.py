@@ -20,7 +20,7 @@ import math
 from functools import lru_cache
 from typing import Any
 
-from schedkit.report.base import register_renderer
+from schedkit.report.base import in_range, register_renderer
 from schedkit.report.layout import Layout, bar_label, check_fits, nice_time
 
 __all__ = ["render_svg", "ticks", "environment"]
@@ -60,6 +60,7 @@ def ticks(end: float, count: int = 8) -> list[float]:
 def gantt_svg_data(problem: Any, schedule: Any, colour_by: str | None = None,
                    width: int = 1100) -> dict:
     """The geometry the SVG template draws (pixels), and the legend."""
+    width = in_range("width", width, 300, 100_000, "pixels", integer=True)  # 300: room for the labels
     layout = Layout.of(problem, schedule, colour_by)
     rows = layout.devices + layout.channels
     row_h = 22 if len(rows) <= 30 else max(7, int(22 - 5 * math.log2(len(rows) / 30)))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from schedkit.report.base import register_renderer
+from schedkit.report.base import in_range, register_renderer
 from schedkit.report.layout import Layout, check_fits, memory_levels
 
 __all__ = ["render_trace", "trace_events"]
@@ -48,6 +48,7 @@ def trace_events(problem: Any, schedule: Any, scale: float = 1000.0) -> list[dic
         Metadata (``M``), complete (``X``), counter (``C``) and flow (``s``, ``t``, ``f``)
         events.
     """
+    scale = in_range("scale", scale, 1e-12, 1e12, "microseconds per time unit")
     check_fits(problem, schedule)
     layout = Layout.of(problem, schedule)
     spec = {t.name: t for t in problem.spec.tasks}

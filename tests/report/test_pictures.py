@@ -213,3 +213,56 @@ def test_missing_matplotlib_names_the_extra(tiny, monkeypatch, tmp_path, capfd):
     assert err.startswith("schedkit: error: plotting needs the 'viz' extra") and len(err.splitlines()) == 1
     assert not out.exists()
     assert '<rect class="task"' in render("svg", problem, schedule)  # the report's SVG needs no matplotlib
+
+
+MATH = ["$\\frac{$", "$x^$", "$\\undefinedcommand$", "a $\\alpha$ b", "$$", "cost $5 and $6"]
+
+
+@pytest.mark.parametrize("text", MATH)
+@pytest.mark.parametrize("where", ["title", "task", "device", "op", "problem"])
+def test_dollars_are_drawn_as_written(text, where):
+    # matplotlib's mathtext would parse '$...$' (and fail on bad LaTeX): every text is plain.
+    pytest.importorskip("matplotlib")
+    names = {"task": "t", "device": "gpu", "op": "conv", "problem": "p", where: text}
+    data = {"name": names["problem"], "devices": [{"name": names["device"], "memory": 9}],
+            "tasks": [{"name": names["task"], "durations": {names["device"]: 1}, "op": names["op"],
+                       "memory": 1, "activation_memory": 1},
+                      {"name": "u", "durations": {names["device"]: 1}, "op": "other"}]}  # a legend
+    problem = Problem.from_dict(data)
+    schedule = solve(problem, "heft")
+    title = text if where == "title" else None
+    svg = render("gantt", problem, schedule, format="svg", title=title).decode()
+    assert text.replace("&", "&amp;") in svg
+    assert render("gantt", problem, schedule, format="png", title=title, dpi=20)[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("kind, options, words", [
+    ("gantt", {"width": 0}, "width: must be a number from 2 to 1000 inches, not 0"),
+    ("gantt", {"width": -3.0}, "width: must be"),
+    ("gantt", {"width": float("nan")}, "width: must be"),
+    ("gantt", {"width": float("inf")}, "width: must be"),
+    ("gantt", {"width": "12"}, "width: must be"),
+    ("gantt", {"width": True}, "width: must be"),
+    ("gantt", {"dpi": 0}, "dpi: must be a whole number from 10 to 2400, not 0"),
+    ("gantt", {"dpi": -1}, "dpi: must be"),
+    ("gantt", {"dpi": 5.5}, "dpi: must be"),
+    ("gantt", {"dpi": 100_000}, "dpi: must be"),
+    ("gantt", {"width": 1000, "dpi": 2400}, "too large"),
+    ("gantt", {"title": 3}, "the title must be text"),
+    ("gantt", {"colour_by": "mood"}, "colour_by: unknown 'mood'"),
+    ("gantt", {"colour": "red"}, "renderer 'gantt' takes no option 'colour'"),
+    ("svg", {"width": 0}, "width: must be a whole number"),
+    ("svg", {"colour_by": "mood"}, "colour_by: unknown 'mood'"),
+    ("html", {"colour_by": 3}, "colour_by: unknown 3"),
+    ("trace", {"scale": 0}, "scale: must be"),
+    ("trace", {"scale": float("nan")}, "scale: must be"),
+    ("trace", {"scale": "ms"}, "scale: must be"),
+])
+def test_out_of_range_picture_options_are_one_line_errors(tiny, kind, options, words):
+    from schedkit import SchedkitError
+
+    if kind == "gantt":
+        pytest.importorskip("matplotlib")
+    problem, schedule = tiny
+    with pytest.raises(SchedkitError, match=re.escape(words)):
+        render(kind, problem, schedule, **options)
