@@ -62,6 +62,10 @@ def parse_shapes(items: Any) -> dict[str, tuple[int, ...]]:
     Traceback (most recent call last):
     ...
     schedkit.errors.ProblemError: --shape seq=x: give NAME=D1,D2,... with positive integers
+    >>> parse_shapes("seq=99999999999999999999")
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.ProblemError: --shape seq=99999999999999999999: a dimension is above 9223372036854775807 (ONNX's int64)
     """
     if not items:
         return {}
@@ -76,13 +80,29 @@ def parse_shapes(items: Any) -> dict[str, tuple[int, ...]]:
     shapes = {}
     for name, dims, label in entries:
         try:
-            values = tuple(int(str(d).strip()) for d in dims)
-        except ValueError:
+            values = tuple(_dimension(d) for d in dims)
+        except (ValueError, TypeError):
             values = ()
         if not name or not values or min(values) < 1:
             raise ProblemError(f"--shape {label}: give NAME=D1,D2,... with positive integers")
+        if max(values) > INT64_MAX:  # ONNX stores dimensions as int64
+            raise ProblemError(f"--shape {label}: a dimension is above {INT64_MAX} (ONNX's int64)")
         shapes[name] = values
     return shapes
+
+
+#: The largest dimension ONNX can store.
+INT64_MAX = 2**63 - 1
+
+
+def _dimension(value: Any) -> int:
+    # Whole numbers in ASCII digits only: no float, bool, '1e3' or other scripts' digits.
+    if isinstance(value, bool) or isinstance(value, float):
+        raise TypeError(value)
+    text = str(value).strip()
+    if not text.isascii() or not text.lstrip("+").isdigit():
+        raise ValueError(text)
+    return int(text)
 
 
 @register_importer("onnx")

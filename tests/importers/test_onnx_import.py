@@ -3,6 +3,7 @@ and every bad input as one line without a traceback or an output file."""
 
 import glob
 import os
+import re
 import time
 import warnings
 
@@ -234,3 +235,27 @@ def test_densenet_size_after_folding():
     # 836 ConstantOfShape and 242 Unsqueeze of weights fold; 121 convolutions stay.
     assert len(data["tasks"]) == 668
     assert sum(t["op"] == "Conv" for t in data["tasks"]) == 121
+
+
+@pytest.mark.parametrize("shape, words", [
+    ("x=99999999999999999999,64", "above 9223372036854775807 (ONNX's int64)"),
+    ("batch=9223372036854775808", "above 9223372036854775807 (ONNX's int64)"),
+    ("batch=" + "9" * 400, "above 9223372036854775807 (ONNX's int64)"),
+    ("x=4.0,64", "positive integers"),
+    ("x=1e3,64", "positive integers"),
+    ("x=\u0664,64", "positive integers"),  # an Arabic-Indic four: int() reads it, ONNX users do not
+])
+def test_shapes_beyond_int64_or_not_integers_are_one_line_errors(shape, words, tmp_path, capfd):
+    path = save(dynamic_mlp(), tmp_path)
+    out = tmp_path / "p.json"
+    code, _, err = cli(["convert", "onnx", path, "--platform", PLATFORM, "--shape", shape, "-o", out],
+                       capfd)
+    assert code == 1 and err.startswith(f"schedkit: error: --shape {shape}: ")
+    assert words in err and err.count("\n") == 1 and not out.exists(), err
+    with pytest.raises(SchedkitError, match=re.escape(words)):
+        parse_shapes([shape])
+
+
+def test_the_largest_int64_shape_converts(tmp_path):
+    data = read(dynamic_mlp(), tmp_path, shape=[f"batch={2**63 - 1}"])
+    Problem.from_dict(data)
