@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import schedkit
 import schedkit.heuristics  # noqa: F401  (registers the heuristics)
 from schedkit.blocks import MemoryTimeline
-from schedkit.errors import ProblemError
+from schedkit.errors import FormulationError, ProblemError
 from schedkit.heuristics.formulation import FollowsFormulation
 from schedkit.methods import METHODS
 from schedkit.generators import erdos_renyi
@@ -104,7 +104,9 @@ def test_list_schedules_never_exceed_a_memory_level(seed, mode, tasks, capacity,
 
 
 #: Every registered heuristic (a method that follows a formulation).
-HEURISTICS = sorted(name for name, cls in METHODS.items() if issubclass(cls, FollowsFormulation))
+# (the heuristics that honour memory timelines; another says so in one line, e.g. chain_split)
+HEURISTICS = sorted(name for name, cls in METHODS.items()
+                    if issubclass(cls, FollowsFormulation) and "memory_timeline" in cls.honours)
 
 
 def test_every_heuristic_is_checked():
@@ -129,3 +131,11 @@ def test_every_heuristic_waits_or_says_it_found_nothing(seed, mode, tasks, capac
             assert "not a proof" in str(exc), (name, str(exc))
             continue
         assert MemoryTimeline(mode=mode).violations(problem, schedule) == [], name
+
+
+def test_a_heuristic_that_does_not_honour_timelines_says_so():
+    problem = random_timeline_problem(1, "deltas", 5, 12)
+    for name, cls in METHODS.items():
+        if issubclass(cls, FollowsFormulation) and "memory_timeline" not in cls.honours:
+            with pytest.raises(FormulationError, match=f"method '{name}' cannot honour block 'memory_timeline'"):
+                schedkit.solve(problem, name, formulation=timeline("deltas"))
