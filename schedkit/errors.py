@@ -93,3 +93,35 @@ class Interrupted(KeyboardInterrupt):
         has = result is not None and result.schedule is not None
         super().__init__("interrupted: the best schedule so far is kept" if has else
                          "interrupted before any schedule was found")
+
+
+def expect(value, kind, what: str, error: type[SchedkitError] = SchedkitError):
+    """``value`` when it is an instance of ``kind``, else a one-line ``error`` naming the type given.
+
+    The public entry points take a :class:`~schedkit.problem.Problem`, a
+    :class:`~schedkit.schedule.Schedule` or a path; anything else is a :class:`SchedkitError`
+    saying what was expected, never an ``AttributeError`` from deep inside.
+
+    Parameters
+    ----------
+    value : object
+        What the caller gave.
+    kind : type or tuple of types
+        What it must be.
+    what : str
+        The expected thing in words (``"a Problem"``).
+    error : type
+        The :class:`SchedkitError` subclass to raise.
+
+    Examples
+    --------
+    >>> expect(3, int, "a number")
+    3
+    >>> expect(None, (int, float), "a problem file's data", ProblemError)
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.ProblemError: expected a problem file's data, not NoneType
+    """
+    if isinstance(value, kind):
+        return value
+    raise error(f"expected {what}, not {type(value).__name__}")

@@ -122,6 +122,7 @@ class Method:
         the method runs, and the schedule is relabelled into the block's canonical order
         (:func:`~schedkit.validate.canonical`) before it is validated and returned.
         """
+        problem = as_problem(problem)  # a path or data too; anything else is a one-line error
         if problem.inputs > 1 and not self.runs_batches:
             raise ProblemError(f"method '{self.name}' does not split inputs into batches: the problem's "
                                f"workload asks for {problem.inputs} inputs")

@@ -27,7 +27,7 @@ import math
 from typing import NamedTuple
 
 from schedkit.blocks import BLOCKS, block_from_data
-from schedkit.errors import FormulationError, InvalidScheduleError
+from schedkit.errors import FormulationError, InvalidScheduleError, ProblemError, ScheduleError, expect
 from schedkit.numerics import shorter
 from schedkit.problem.bounds import formulation_bound
 from schedkit.registry import Registry
@@ -254,6 +254,13 @@ def verdict(problem, schedule, blocks=None) -> Verdict:
     >>> found.violations, found.notes
     ([], ["the problem gives memory capacities, which the formulation ignores (it has no 'memory' block)"])
     """
+    from schedkit.problem import Problem
+    from schedkit.schedule import Schedule
+
+    expect(problem, Problem, "a Problem", ProblemError)
+    expect(schedule, Schedule, "a Schedule", ScheduleError)
+    if blocks is not None:
+        expect(blocks, (list, tuple), "a list of blocks", FormulationError)
     judge, out = judged_blocks(problem, schedule, blocks)
     source = list(blocks if blocks is not None else recorded_blocks(schedule) or ())
     notes = ignored_data(problem, source + [b for b in judge if b not in source])

@@ -69,3 +69,36 @@ def test_unreadable_files_are_one_line_errors(tmp_path, capfd, reader, case):
 def test_wrong_types_in_the_python_api_are_schedkit_errors(call, words):
     with pytest.raises(SchedkitError, match=words):
         call()
+
+
+def _api_calls():
+    from schedkit.milp import Milp
+    from schedkit.report import render
+    from schedkit.validate import validate, verdict
+
+    problem = Problem.load(TINY)
+    schedule = solve(problem, "heft")
+    return {
+        "Problem(None)": (lambda: Problem(None), "expected a ProblemSpec"),
+        "Problem(dict)": (lambda: Problem({"devices": []}), "expected a ProblemSpec"),
+        "Problem(path)": (lambda: Problem(TINY), "expected a ProblemSpec"),
+        "solve(int)": (lambda: solve(3, "heft"), "expected a Problem, a ProblemSpec, a dict or a file path, not int"),
+        "solve(schedule)": (lambda: solve(schedule, "heft"), "not Schedule"),
+        "Method.solve(None)": (lambda: Milp().solve(None), "not NoneType"),
+        "validate(p, None)": (lambda: validate(problem, None), "expected a Schedule, not NoneType"),
+        "validate(None, s)": (lambda: validate(None, schedule), "expected a Problem, not NoneType"),
+        "validate(p, path)": (lambda: validate(problem, "s.json"), "expected a Schedule, not str"),
+        "validate(blocks=3)": (lambda: validate(problem, schedule, 3), "expected a list of blocks, not int"),
+        "verdict(p, dict)": (lambda: verdict(problem, {}), "expected a Schedule, not dict"),
+        "violations(None)": (lambda: schedule.violations(None), "expected a Problem, not NoneType"),
+        "render(None, s)": (lambda: render("html", None, schedule), "expected a Problem, not NoneType"),
+        "render(p, None)": (lambda: render("trace", problem, None), "expected a Schedule, not NoneType"),
+        "write(None)": (lambda: schedule.write(None), "expected a file path"),
+    }
+
+
+@pytest.mark.parametrize("name", list(_api_calls()))
+def test_wrong_types_given_to_problems_methods_and_the_validator(name):
+    call, words = _api_calls()[name]
+    with pytest.raises(SchedkitError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        call()

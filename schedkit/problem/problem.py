@@ -30,7 +30,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from schedkit.errors import ProblemError
+from schedkit.errors import ProblemError, expect
 from schedkit.numerics import fits
 from schedkit.problem import graph
 from schedkit.problem.batches import Batches
@@ -76,7 +76,8 @@ class Problem:
     """
 
     def __init__(self, spec: ProblemSpec):
-        self.spec = spec
+        self.spec = expect(spec, ProblemSpec, "a ProblemSpec (or Problem.load(path), Problem.from_dict(data))",
+                           ProblemError)
         self.name = spec.name
         self.devices = [d.name for d in spec.devices]
         self.tasks = [t.name for t in spec.tasks]
@@ -377,4 +378,5 @@ def as_problem(problem: Problem | ProblemSpec | dict | str | Path) -> Problem:
         return Problem(problem)
     if isinstance(problem, dict):
         return Problem.from_dict(problem)
+    expect(problem, (str, Path), "a Problem, a ProblemSpec, a dict or a file path", ProblemError)
     return Problem.load(problem)

@@ -21,7 +21,7 @@ import inspect
 import math
 from typing import Any, Callable
 
-from schedkit.errors import OptionError, SchedkitError
+from schedkit.errors import OptionError, SchedkitError, expect
 from schedkit.registry import Registry, doc_line
 
 __all__ = ["RENDERERS", "register_renderer", "render", "list_renderers", "in_range"]
@@ -83,7 +83,12 @@ def render(kind: str, problem: Any, schedule: Any, **options: Any) -> str | byte
     >>> print(render("text", problem, solve(problem, "heft")).splitlines()[0])
     cpu:
     """
+    from schedkit.problem import Problem
+    from schedkit.schedule import Schedule
+
     renderer = RENDERERS.get(kind)
+    expect(problem, Problem, "a Problem", SchedkitError)
+    expect(schedule, Schedule, "a Schedule", SchedkitError)
     try:
         inspect.signature(renderer).bind(problem, schedule, **options)
     except TypeError:

@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from schedkit.errors import ScheduleError
+from schedkit.errors import ScheduleError, expect
 from schedkit.numerics import OPTIMAL_GAP, closed
 from schedkit.registry import one_line
 from schedkit.atomic import write_text_atomic
@@ -131,6 +131,7 @@ class Schedule(BaseModel):
 
     def write(self, path: str | Path) -> None:
         """Write the schedule atomically: YAML for a ``.yaml``/``.yml`` path, JSON otherwise."""
+        expect(path, (str, Path), "a file path (str or pathlib.Path)", ScheduleError)
         if Path(path).suffix.lower() in (".yaml", ".yml"):
             import yaml
 
