@@ -124,12 +124,14 @@ def _worker_of(parent: psutil.Process, timeout: float = 15.0) -> psutil.Process:
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_the_cpsat_worker_never_outlives_its_parent(slow, tmp_path, sig):
-    process = subprocess.Popen(SCHEDKIT + ["solve", str(slow), "-m", "milp", "--solver", "cpsat", "--time-limit", "60",
-                                           "-o", str(tmp_path / "s.json")],
-                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = tmp_path / "log.txt"
+    with open(log, "w") as sink:
+        process = subprocess.Popen(SCHEDKIT + ["solve", str(slow), "-m", "milp", "--solver", "cpsat", "-v",
+                                               "--time-limit", "60", "-o", str(tmp_path / "s.json")],
+                                   cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
     try:
         worker = _worker_of(psutil.Process(process.pid))
-        time.sleep(1.0)
+        _started(log, process, "Starting CP-SAT")  # (it searches: it would run for a minute)
         os.kill(process.pid, sig)
         process.wait(timeout=15)
         assert _wait_for(lambda: not worker.is_running() or worker.status() == psutil.STATUS_ZOMBIE, 3.0), \
