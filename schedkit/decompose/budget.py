@@ -13,9 +13,10 @@ Sharing, so that no part runs past the limit and no round is starved:
   a round gets the share its split gives it
   (:meth:`~schedkit.decompose.reduction.Split.round_share`; ``kedge``: an equal share of
   the modules left), and what a round does not use passes on to the next;
-- **parts of one round** run ``workers`` at a time: a part gets the round's time divided by
-  the number of waves, ``ceil(parts / workers)``; parts run in this process, one after
-  the other, get the round's time left divided by the parts left, when each starts;
+- **parts of one round** run ``workers`` at a time: a part gets, when it starts, the
+  round's time left divided by the waves of parts still to run, its own included
+  (``ceil(parts left / workers)``; :func:`~schedkit.decompose.parts.time_limit`), so what a
+  part does not use passes on to the parts after it;
 - **invert** keeps what the decomposition asks for (``merge``'s refinement), and a small
   reserve (:data:`RESERVE`) stays for finishing the parts that ran out of time with a fast
   heuristic and for validating the schedule.
@@ -30,13 +31,10 @@ Examples
 (True, False)
 >>> 2.9 < budget.round_end(share=1 / 3) - time.time() <= 10.0 * (1 - RESERVE) / 3
 True
->>> part_seconds(8.0, parts=5, workers=2)     # three waves of at most two parts
-2.6666666666666665
 """
 
 from __future__ import annotations
 
-import math
 import time
 
 #: Share of the time limit kept back from the parts for finishing the ones that ran out of
@@ -85,7 +83,3 @@ class Budget:
         usable = max(0.0, self.left() - keep - RESERVE * self.seconds)
         return time.time() + usable * min(1.0, max(0.0, share))
 
-
-def part_seconds(seconds: float, parts: int, workers: int) -> float:
-    """The seconds each of ``parts`` parts gets when ``workers`` run at once within ``seconds``."""
-    return seconds / max(1, math.ceil(parts / max(1, workers)))

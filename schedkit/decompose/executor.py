@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import math
 import multiprocessing
 import os
 import sys
@@ -41,7 +42,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
-from schedkit.decompose.budget import GRACE, part_seconds
+from schedkit.decompose.budget import GRACE
 from schedkit.decompose.parts import Part, part_result, solve_part
 from schedkit.errors import SchedkitError
 from schedkit.schedule import Result
@@ -85,9 +86,9 @@ def run_parts(parts: Sequence[Part], executor: Executor | None = None,
         each result (in the order of the parts).
     deadline : float, optional
         A wall-clock time (``time.time()``) by which every part must end. The parts share
-        the time (:func:`~schedkit.decompose.budget.part_seconds`): in this process,
-        each gets the time left divided by the parts left when it starts; on an executor,
-        the time divided by the waves of ``workers`` parts. A part whose answer has not
+        the time: each gets, when it starts, the time left divided by the waves of
+        ``workers`` parts still to run, its own included (:func:`~schedkit.decompose.parts.time_limit`;
+        in this process, one part a wave). A part whose answer has not
         come :data:`~schedkit.decompose.budget.GRACE` seconds after the deadline is given
         up (cancelled where it has not started) and has a result without a schedule.
     workers : int
@@ -104,21 +105,20 @@ def run_parts(parts: Sequence[Part], executor: Executor | None = None,
     PartError
         The first part (in order) that failed; the parts not yet started are cancelled.
     """
-    parts = list(parts) if deadline is None else [part.timed(part.seconds, deadline) for part in parts]
     total = len(parts)
+    at_once = 1 if executor is None else max(1, workers)
+    if deadline is not None:  # part k starts with the parts after it still to run
+        parts = [part.timed(deadline, math.ceil((total - k) / at_once)) for k, part in enumerate(parts)]
     if progress is not None:
         progress(0, total)
     answers: list[dict | Result] = []
     if executor is None:
-        for k, part in enumerate(parts):
-            # what the parts before this one left, shared by it and the parts after it
-            share = None if deadline is None else max(0.0, deadline - time.time()) / (total - k)
-            answers.append(solve_part(part.payload(_least(part.seconds, share))))
+        for part in parts:
+            answers.append(solve_part(part.payload()))
             if progress is not None:
                 progress(len(answers), total)
     else:
-        share = None if deadline is None else part_seconds(max(0.0, deadline - time.time()), total, workers)
-        futures = [executor.submit(solve_part, part.payload(_least(part.seconds, share))) for part in parts]
+        futures = [executor.submit(solve_part, part.payload()) for part in parts]
         try:
             for part, future in zip(parts, futures):  # submission order; never as_completed (dask #3695)
                 answers.append(_answer(part, future, deadline))
@@ -129,11 +129,6 @@ def run_parts(parts: Sequence[Part], executor: Executor | None = None,
                 future.cancel()
             raise
     return [answer if isinstance(answer, Result) else part_result(answer) for answer in answers]
-
-
-def _least(*seconds: float | None) -> float | None:
-    found = [s for s in seconds if s is not None]
-    return min(found) if found else None
 
 
 def _answer(part: Part, future: Future, deadline: float | None) -> dict | Result:

@@ -14,21 +14,18 @@ method would otherwise start a second thread for its bound search). For the same
 a decomposition used as a part's method (``fusion`` with ``inner="bridge_dp"``) runs its
 own parts serially, in the worker, unless its options name an ``executor``.
 
-A part of a run with a time limit carries its ``seconds`` and a wall-clock ``deadline``
-(:mod:`~schedkit.decompose.budget`): :func:`solve_part` gives the method the least of
-them and of the method's own ``time_limit`` when the part starts, so a part that waited
-in a queue does not run past the deadline, and a part that starts too late to do
-anything is not started (its result says so, without a schedule).
+A part of a run with a time limit carries a wall-clock ``deadline`` and the number of
+``waves`` of parts still to run up to it, its own included (:mod:`~schedkit.decompose.budget`):
+when it starts, :func:`solve_part` gives the method its share of the time left, within
+the method's own ``time_limit`` (:func:`time_limit`). A part that waited in a queue
+does not run past the deadline, what the parts before it did not use passes on to it, and
+a part that starts too late to do anything is not started (its result says so, without
+a schedule).
 
 Examples
 --------
 >>> from schedkit import Problem
->>> from schedkit.schedule import Result, Termination
-
-#: A part that would get fewer seconds than this is not started.
-LEAST_SECONDS = 0.05
-#: The message of a part that was not started.
-NOT_STARTED = "not started: the time limit ran out"
+>>> from schedkit.schedule import Result
 >>> part = Part.of(Problem.load("examples/tiny.yaml"), "milp", {"time_limit": 30})
 >>> part.name, part.method, part.options
 ('tiny', 'milp', {'time_limit': 30, 'threads': 1})
@@ -52,6 +49,10 @@ from schedkit.schedule import Result, Termination
 
 #: A part that would get fewer seconds than this is not started.
 LEAST_SECONDS = 0.05
+#: A part gets at least this many seconds while the time left allows, even when its share
+#: is less: with more parts than the time allows (``bridge_dp`` on DenseNet-121: 600), the
+#: first ones are solved and the rest finished by a heuristic, rather than none solved.
+FLOOR_SECONDS = 0.25
 #: The message of a part that was not started.
 NOT_STARTED = "not started: the time limit ran out"
 
@@ -100,17 +101,18 @@ class Part:
         The method's options (JSON data: a formulation travels as its data, for instance
         ``{"formulation": {"blocks": [...]}}``); ``threads=1`` is added for methods that
         take it (see :func:`part_options`).
-    seconds : float, optional
-        At most this many seconds for the method (within its own ``time_limit``).
     deadline : float, optional
         A wall-clock time (``time.time()``) by which the part must end.
+    waves : int
+        The waves of parts that still run before the deadline, this part's included: it
+        gets that share of the time left when it starts.
     """
 
     problem: dict
     method: str = "milp"
     options: dict = field(default_factory=dict)
-    seconds: float | None = None
     deadline: float | None = None
+    waves: int = 1
 
     def __post_init__(self):
         if not isinstance(self.problem, dict):
@@ -138,20 +140,17 @@ class Part:
         """The name of the part's problem."""
         return str(self.problem.get("name", "?"))
 
-    def payload(self, seconds: float | None = None) -> dict:
+    def payload(self) -> dict:
         """The data :func:`solve_part` takes: ``{"problem", "method", "options"}``, and
-        ``seconds`` and ``deadline`` when the part has them (``seconds``: instead of the part's)."""
+        ``deadline`` and ``waves`` when the part has a deadline."""
         payload = {"problem": self.problem, "method": self.method, "options": dict(self.options)}
-        seconds = self.seconds if seconds is None else seconds
-        if seconds is not None:
-            payload["seconds"] = seconds
         if self.deadline is not None:
-            payload["deadline"] = self.deadline
+            payload.update(deadline=self.deadline, waves=self.waves)
         return payload
 
-    def timed(self, seconds: float | None, deadline: float | None) -> Part:
-        """The same part with ``seconds`` and a wall-clock ``deadline``."""
-        return Part(self.problem, self.method, self.options, seconds, deadline)
+    def timed(self, deadline: float | None, waves: int = 1) -> Part:
+        """The same part with a wall-clock ``deadline``, ``waves`` of parts up to it."""
+        return Part(self.problem, self.method, self.options, deadline, waves)
 
     def late(self, why: str = NOT_STARTED) -> Result:
         """The result of the part when it ran out of time before it had anything."""
@@ -159,23 +158,32 @@ class Part:
 
 
 def time_limit(payload: dict) -> float | None:
-    """The time limit a part's method gets now: the least of its own ``time_limit``, the
-    part's ``seconds`` and the time to its ``deadline`` (``None``: no limit; ``0``: none left).
+    """The time limit a part's method gets now (``None``: no limit; ``0``: none left).
+
+    Its own ``time_limit``, within its share of the time to the part's ``deadline``: the
+    time left divided by the ``waves`` of parts still to run, its own included, and at
+    least :data:`FLOOR_SECONDS` while the time left allows.
 
     Examples
     --------
-    >>> time_limit({"options": {"time_limit": 5}, "seconds": 2.0})
-    2.0
+    >>> in_10_s = time.time() + 10
+    >>> round(time_limit({"options": {"time_limit": 60}, "deadline": in_10_s, "waves": 4}))
+    2
+    >>> time_limit({"options": {"time_limit": 1}, "deadline": in_10_s, "waves": 4})
+    1.0
+    >>> round(time_limit({"options": {}, "deadline": in_10_s, "waves": 400}), 2)  # the floor
+    0.25
     >>> time_limit({"options": {}, "deadline": time.time() - 1})
     0.0
     >>> time_limit({"options": {}}) is None
     True
     """
-    found = [payload.get("options", {}).get("time_limit"), payload.get("seconds")]
-    if payload.get("deadline") is not None:
-        found.append(max(0.0, payload["deadline"] - time.time()))
-    found = [float(x) for x in found if x is not None]
-    return min(found) if found else None
+    own = payload.get("options", {}).get("time_limit")
+    if payload.get("deadline") is None:
+        return None if own is None else float(own)
+    left = max(0.0, payload["deadline"] - time.time())
+    share = max(left / max(1, payload.get("waves", 1)), min(FLOOR_SECONDS, left))
+    return share if own is None else min(float(own), share)
 
 
 def solve_part(payload: dict) -> dict:
@@ -192,7 +200,7 @@ def solve_part(payload: dict) -> dict:
     ----------
     payload : dict
         ``{"problem": spec data, "method": name, "options": dict}``, and the part's
-        ``seconds`` and ``deadline`` when it has them (:func:`time_limit`), as made by
+        ``deadline`` and ``waves`` when it has a deadline (:func:`time_limit`), as made by
         :meth:`Part.payload`.
 
     Raises

@@ -134,7 +134,7 @@ def test_a_part_past_its_deadline_is_not_started():
 
     from schedkit.decompose.parts import solve_part
 
-    answer = solve_part(hard_parts(1)[0].timed(None, time.time() - 1).payload())
+    answer = solve_part(hard_parts(1)[0].timed(time.time() - 1).payload())
     assert (answer["quality"], answer["termination"], answer["message"]) == \
         ("none", "time_limit", "not started: the time limit ran out")
 
