@@ -205,14 +205,15 @@ class DecompositionMethod(Method):
     def _finish(self, subproblems: list[Problem], results: list[Result]) -> tuple[list[Result], int]:
         """The results, with every part the time limit left without a schedule solved by
         :data:`FINISHER` (in this process: it takes milliseconds), and how many were."""
-        fields = METHODS.get(FINISHER).Options.model_fields
-        options = part_options(FINISHER, {key: value for key, value in self.options.inner_options.items()
-                                          if key == "formulation" and key in fields})
+        takes = "formulation" in METHODS.get(FINISHER).Options.model_fields
         done, count = list(results), 0
         for k, result in enumerate(results):
             if result.schedule is not None or result.termination is not Termination.TIME_LIMIT \
                     or result.quality is Quality.INFEASIBLE:
                 continue
+            # the part's formulation, so that the schedule is judged by the same blocks
+            formulation = self._part_options(subproblems[k]).get("formulation") if takes else None
+            options = part_options(FINISHER, {} if formulation is None else {"formulation": formulation})
             try:
                 with silenced():
                     done[k] = METHODS.get(FINISHER)(**options).result(subproblems[k])
