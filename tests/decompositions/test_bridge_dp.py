@@ -162,3 +162,26 @@ def test_symmetry_in_the_formulation_gives_the_optimum_without_it():
     assert split.status == plain.status == "optimal"
     assert split.makespan == pytest.approx(plain.makespan, rel=1e-6)
     split.validate(p)
+
+
+def _on_servers(tmp_path, seed):
+    from schedkit.cli.main import main
+
+    devices, net = tmp_path / "nodes.yaml", tmp_path / f"rwnn{seed}.json"
+    assert main(["generate", "platform", "nodes", "--nodes", "2", "--gpus", "2", "-o", str(devices)]) == 0
+    assert main(["generate", "rwnn", "--modules", "3", "--nodes", "3", "--seed", str(seed),
+                 "--platform", str(devices), "-o", str(net)]) == 0
+    return Problem.load(net)
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_mirror_pairs_of_identical_devices_are_solved_once_with_the_same_optimum(tmp_path, seed):
+    p = _on_servers(tmp_path, seed)                  # two servers of two identical GPUs
+    parts, inverse = BridgeDP().apply(p)
+    pairs = [pair for module in inverse.payload["modules"] for pair in module["pairs"]]
+    assert len(parts) < len(pairs)                   # mirrored pairs share a part
+    assert any(back is not None for *_, back in pairs)
+    mirrored = solve(p, "bridge_dp", inner="milp", inner_options="threads=1", executor="serial")
+    whole = solve(p, "milp", threads=1)
+    assert mirrored.status == whole.status == "optimal"
+    assert mirrored.makespan == pytest.approx(whole.makespan, rel=1e-6)
