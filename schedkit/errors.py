@@ -4,6 +4,8 @@ Every error a user can trigger is a :class:`SchedkitError`; the CLI prints its
 one-line message and exits with a non-zero code, without a traceback.
 """
 
+import re
+
 
 class SchedkitError(Exception):
     """Base class of every error schedkit reports to a user."""
@@ -11,6 +13,16 @@ class SchedkitError(Exception):
 
 class ProblemError(SchedkitError, ValueError):
     """A problem file or problem object is malformed or inconsistent."""
+
+
+class NoScheduleError(ProblemError):
+    """A method found no schedule of a valid problem (the command line exits with status 4).
+
+    Raised when a method stops without a schedule: a heuristic that finds no placement
+    (its message says whether that is a proof), or a part of a decomposition that cannot be
+    placed. An exact solver's proof of infeasibility is a result with status ``infeasible``
+    instead; both exit with the same status.
+    """
 
 
 class FormulationError(SchedkitError):
@@ -125,3 +137,32 @@ def expect(value, kind, what: str, error: type[SchedkitError] = SchedkitError):
     if isinstance(value, kind):
         return value
     raise error(f"expected {what}, not {type(value).__name__}")
+
+
+#: What a terminal would act on: C0 and C1 controls, DEL, line and paragraph separators and the
+#: bidirectional overrides (which reorder what follows them on screen).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: object) -> str:
+    """``text`` as one line that a terminal shows as written: control characters escaped.
+
+    Names come from users' files: a newline in a task name must not split a message, and an
+    escape sequence must not recolour, retitle or clear the terminal. Every message and
+    listing the command line prints goes through it (:func:`schedkit.cli.common.say`).
+
+    Examples
+    --------
+    >>> print(printable("task 'a\\nb' on gpu\\x1b[2J"))
+    task 'a\\nb' on gpu\\x1b[2J
+    >>> printable("caf\\u00e9 \\u202egpu")
+    'café \\\\u202egpu'
+    """
+    return _CONTROL.sub(_escape, str(text))
+
+
+def _escape(match: re.Match) -> str:
+    char = match.group()
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")

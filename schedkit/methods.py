@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from schedkit import interrupt
-from schedkit.errors import Interrupted, OptionError, ProblemError, SchedkitError
+from schedkit.errors import Interrupted, NoScheduleError, OptionError, ProblemError, SchedkitError
 from schedkit.problem import Problem, as_problem
 from schedkit.registry import Registry, doc_line, one_line
 from schedkit.schedule import Result, Schedule, Termination
@@ -135,6 +135,12 @@ class Method:
             if stop.result is None or stop.problem is not problem:  # (a part's answer is not this one's)
                 raise Interrupted(None, stop.signum, problem) from None
             result, signum = stop.result, stop.signum
+        except ProblemError as exc:
+            # The problem passed its checks: a method that stops on it found no schedule (its
+            # message says whether that is a proof), which is no bad input (exit 4, not 1).
+            if isinstance(exc, NoScheduleError):
+                raise
+            raise NoScheduleError(str(exc)) from exc
         else:
             signum = interrupt.take()  # a solver stopped early by a signal it deferred
         if not isinstance(result, Result):

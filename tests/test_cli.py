@@ -327,3 +327,96 @@ def test_console_script_unknown_solver_is_one_line(tmp_path):
         "schedkit: error: --solver nosuchsolver: solver 'nosuchsolver' is not installed or not available to Pyomo "
         "(the default 'highs' is always available)"]
     assert not out.exists()
+
+
+INFEASIBLE = {
+    # three tasks of 6 on two devices of 10
+    "memory": "devices: [{name: a, memory: 10}, {name: b, memory: 10}]\n"
+              "links: [{src: a, dst: b, bandwidth: 1}]\n"
+              "tasks: [{name: x, work: 1, memory: 6}, {name: y, work: 1, memory: 6}, "
+              "{name: z, work: 1, memory: 6}]\n",
+    # a collocation group of 12 on devices of 10
+    "group": "devices: [{name: a, memory: 10}, {name: b, memory: 10}]\n"
+             "links: [{src: a, dst: b, bandwidth: 1}]\n"
+             "tasks: [{name: x, work: 1, memory: 6, colocate: g}, {name: y, work: 1, memory: 6, colocate: g}]\n"
+             "edges: [{src: x, dst: y, size: 1}]\n",
+    # a chain whose tasks fit the devices one by one, never all three
+    "chain": "devices: [{name: a, memory: 10}, {name: b, memory: 10}, {name: c, memory: 4}]\n"
+             "links: [{src: a, dst: b, bandwidth: 1}, {src: b, dst: c, bandwidth: 1}]\n"
+             "tasks: [{name: x, work: 1, memory: 6}, {name: y, work: 2, memory: 6}, "
+             "{name: z, work: 3, memory: 6}, {name: w, work: 1, memory: 1}]\n"
+             "edges: [{src: x, dst: y, size: 1}, {src: y, dst: z, size: 1}, {src: z, dst: w}]\n",
+}
+
+
+@pytest.mark.parametrize("method", ["milp", "heft", "greedy", "annealing", "hash+fifo", "chain_split", "auto"])
+@pytest.mark.parametrize("case", list(INFEASIBLE))
+def test_no_schedule_exits_4_under_every_method(tmp_path, capfd, method, case):
+    # An exact proof (status infeasible) and a heuristic that finds no placement both exit 4, the
+    # documented 'no schedule' status; the heuristic's one line says what it found, never a traceback.
+    path = tmp_path / f"{case}.yaml"
+    path.write_text(INFEASIBLE[case])
+    code = main(["solve", str(path), "-m", method, "--time-limit", "20"])
+    captured = capfd.readouterr()
+    assert code == 4, captured.err
+    assert "Traceback" not in captured.err
+    if "schedkit: error: " in captured.err:
+        assert len(captured.err.strip().splitlines()) == 1
+
+
+def test_the_exit_statuses_are_documented_alike():
+    from schedkit.cli.common import EXIT_CODES, EXIT_NO_SCHEDULE
+
+    howto = (ROOT / "docs" / "howto.rst").read_text()
+    assert "the method found none" in EXIT_CODES[EXIT_NO_SCHEDULE]
+    assert "a method that found none" in howto
+    assert "4 solve: no schedule" in " ".join(build_parser_help().split())
+
+
+def build_parser_help():
+    from schedkit.cli.main import build_parser
+
+    return build_parser([]).format_help()
+
+
+CONTROL_NAMES = ["a\nb", "red\x1b[31m", "bell\x07", "rtl\u202eevil", "cr\rover", "tab\tx", "nul\x00x",
+                 "c1\x9bx", "sep\u2028x"]
+
+
+def _escaped(name: str) -> str:
+    from schedkit.errors import printable
+
+    return printable(name)
+
+
+@pytest.mark.parametrize("name", CONTROL_NAMES)
+def test_control_characters_in_names_are_shown_escaped(tmp_path, capfd, name):
+    # In every message and listing: the error naming a bad task, the summary (problem name),
+    # the schedule listing of --show, validate's lines; each stays one line, nothing acts on the terminal.
+    data = {"name": f"p{name}", "devices": [{"name": f"d{name}"}, {"name": "cpu"}],
+            "links": [{"src": f"d{name}", "dst": "cpu", "bandwidth": 1}],
+            "tasks": [{"name": f"t{name}", "durations": {f"d{name}": 1, "cpu": 2}},
+                      {"name": "u", "durations": {f"d{name}": 1, "cpu": 2}}],
+            "edges": [{"src": f"t{name}", "dst": "u", "size": 1}]}
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(data))
+    out = tmp_path / "s.json"
+    assert main(["solve", str(good), "-m", "heft", "--show", "-o", str(out)]) == 0
+    assert main(["validate", str(good), str(out)]) == 0
+    schedule = json.loads(out.read_text())
+    schedule["tasks"][0]["start"] += 0.5  # a violation naming the task
+    out.write_text(json.dumps(schedule))
+    assert main(["validate", str(good), str(out)]) == 3
+    bad = tmp_path / "bad.json"
+    data["tasks"][0]["memory"] = -1
+    bad.write_text(json.dumps(data))
+    assert main(["solve", str(bad), "-m", "heft"]) == 1
+    captured = capfd.readouterr()
+    text = captured.out + captured.err
+    raw = {c for c in name if _escaped(c) != c}
+    assert not (raw - {"\n"}) & set(text), repr(text)  # nothing the terminal would act on
+    assert all(line.startswith("schedkit: ") for line in captured.err.splitlines()), captured.err
+    assert _escaped(f"t{name}") in captured.err and _escaped(f"p{name}") in captured.out
+    assert _escaped(f"d{name}") in captured.out and _escaped(f"t{name}") in captured.out
+    lines = captured.out.splitlines()
+    assert any(line.startswith("violation:") and _escaped(f"t{name}") in line for line in lines)

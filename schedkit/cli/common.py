@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
+
+from schedkit.errors import printable
 
 __all__ = ["EXIT_OK", "EXIT_ERROR", "EXIT_USAGE", "EXIT_INVALID", "EXIT_NO_SCHEDULE", "EXIT_INTERRUPTED",
            "EXIT_TERMINATED", "EXIT_CODES", "finite_float", "SCHEDULE_FILES", "PROBLEM_FILES", "load_problem",
-           "add_formulation", "files", "check_outputs"]
+           "add_formulation", "files", "check_outputs", "say"]
 
 #: Suffixes a schedule or a problem may be written with (JSON, or YAML by suffix).
 SCHEDULE_FILES = (".json", ".yaml", ".yml")
@@ -112,7 +115,9 @@ EXIT_USAGE = 2
 EXIT_INVALID = 3
 """``schedkit validate``: the schedule violates its problem or formulation."""
 EXIT_NO_SCHEDULE = 4
-"""``schedkit solve``: the method returned no schedule (``infeasible`` or ``no_solution``)."""
+"""``schedkit solve``: no schedule: ``infeasible`` or ``no_solution``, or a method that found none
+(:class:`~schedkit.errors.NoScheduleError`: a heuristic without a placement, whose message says
+whether that is a proof)."""
 EXIT_INTERRUPTED = 130
 """Interrupted (Ctrl-C, SIGINT): ``solve`` has written the best schedule so far."""
 EXIT_TERMINATED = 143
@@ -121,7 +126,7 @@ EXIT_TERMINATED = 143
 #: Exit statuses, as ``schedkit --help`` documents them.
 EXIT_CODES = {EXIT_OK: "success", EXIT_ERROR: "a bad file, option or value",
               EXIT_USAGE: "a malformed command line", EXIT_INVALID: "validate: the schedule is invalid",
-              EXIT_NO_SCHEDULE: "solve: no schedule (infeasible or no_solution)",
+              EXIT_NO_SCHEDULE: "solve: no schedule (infeasible, no_solution, or the method found none)",
               EXIT_INTERRUPTED: "interrupted (Ctrl-C; solve writes its best schedule so far)",
               EXIT_TERMINATED: "terminated (SIGTERM; likewise)"}
 
@@ -161,3 +166,21 @@ def add_formulation(parser: argparse.ArgumentParser) -> None:
     """
     parser.add_argument("--formulation", "-f", default=None,
                         help="preset name (latency, jssp) or a YAML/JSON formulation file [latency]")
+
+
+def say(*lines: object, err: bool = False) -> None:
+    """Print each of ``lines`` as one line, control characters escaped (:func:`~schedkit.errors.printable`).
+
+    Every message and listing of the command line goes through it: names come from users'
+    files, and a newline or an escape sequence in one must not split a line or act on the
+    terminal. ``err``: to stderr.
+
+    Examples
+    --------
+    >>> say("heft on a\\nb: status=heuristic", "task 'x\\x1b[31m'")
+    heft on a\\nb: status=heuristic
+    task 'x\\x1b[31m'
+    """
+    stream = sys.stderr if err else sys.stdout
+    for line in lines:
+        print(printable(line), file=stream)

@@ -24,7 +24,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from schedkit.cli.common import PROBLEM_FILES, files, load_problem
+from schedkit.cli.common import PROBLEM_FILES, files, load_problem, say
 from schedkit.errors import SchedkitError
 
 __all__ = ["add_decompose_command", "decompose_flags", "run_decompose", "output_paths"]
@@ -139,5 +139,5 @@ def run_decompose(args: argparse.Namespace) -> int:
         if path is not None:
             write_text_atomic(path, dump(spec_data(part), path))
             line += f" -> {path}"
-        print(line)
+        say(line)
     return 0

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from schedkit.cli.common import (EXIT_INVALID, PROBLEM_FILES, SCHEDULE_FILES, add_formulation, files,
-                                  finite_float, load_problem)
+                                  finite_float, load_problem, say)
 
 __all__ = ["add_file_commands", "add_convert_command", "run_validate", "run_export",
            "run_load_solution", "run_convert", "write_problem_data"]
@@ -158,8 +158,6 @@ def run_validate(args: argparse.Namespace) -> int:
     valid: heft on tiny: status=heuristic makespan=4.51625 bound=3.482608696 gap=22.89% time=...
     0
     """
-    import sys
-
     from schedkit.schedule import Schedule
     from schedkit.validate import verdict
 
@@ -171,14 +169,11 @@ def run_validate(args: argparse.Namespace) -> int:
 
         blocks = list(get_formulation(args.formulation).blocks)
     found, notes, _ = verdict(problem, schedule, blocks)
-    for note in notes:
-        print(f"schedkit: note: {note}", file=sys.stderr)
+    say(*(f"schedkit: note: {note}" for note in notes), err=True)
     if found:
-        for message in found:
-            print(f"violation: {message}")
-        print(f"invalid: {len(found)} violation(s)")
+        say(*(f"violation: {message}" for message in found), f"invalid: {len(found)} violation(s)")
         return EXIT_INVALID
-    print(f"valid: {schedule.summary()}")
+    say(f"valid: {schedule.summary()}")
     return 0
 
 
@@ -216,7 +211,7 @@ def run_export(args: argparse.Namespace) -> int:
     built = _milp(args.formulation).build(problem)
     names = write_model(built, args.output)
     rows = built.linear.num_rows
-    print(f"wrote {args.output}: {len(names)} columns, {rows} rows (horizon {built.horizon:g})")
+    say(f"wrote {args.output}: {len(names)} columns, {rows} rows (horizon {built.horizon:g})")
     return 0
 
 
@@ -243,7 +238,7 @@ def run_load_solution(args: argparse.Namespace) -> int:
     built = milp.build(problem)
     schedule = load_solution(built, args.solution, method=f"external:{milp.formulation.name}",
                              bound=getattr(args, "bound", None))
-    print(schedule.summary())
+    say(schedule.summary())
     if args.output:
         schedule.write(args.output)
     return 0
@@ -276,7 +271,6 @@ def run_convert(args: argparse.Namespace) -> int:
     what the importer had to guess is a ``schedkit: warning:`` line on stderr.
     """
     import inspect
-    import sys
     import warnings
 
     from schedkit.errors import SchedkitError
@@ -294,10 +288,9 @@ def run_convert(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         data = convert(args.kind, args.file, **options)
-    for warning in caught:
-        print(f"schedkit: warning: {warning.message}", file=sys.stderr)
+    say(*(f"schedkit: warning: {warning.message}" for warning in caught), err=True)
     write_problem_data(data, args.output)
-    print(f"wrote {args.output}: {len(data['tasks'])} tasks on {len(data['devices'])} devices")
+    say(f"wrote {args.output}: {len(data['tasks'])} tasks on {len(data['devices'])} devices")
     return 0
 
 

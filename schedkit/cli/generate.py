@@ -15,7 +15,7 @@ import argparse
 import sys
 from typing import Any
 
-from schedkit.cli.common import PROBLEM_FILES, files, finite_float
+from schedkit.cli.common import PROBLEM_FILES, files, finite_float, say
 from schedkit.cli.generate_platform import add_platform_kind, run_generate_platform
 from schedkit.errors import ProblemError, SchedkitError
 
@@ -128,10 +128,10 @@ def run_generate(args: argparse.Namespace) -> int:
         else:
             write_text_atomic(args.output, text)
     except (SchedkitError, OSError) as exc:
-        print(f"schedkit: error: {exc}", file=sys.stderr)
+        say(f"schedkit: error: {exc}", err=True)
         return 1
     for warning in infeasibilities(problem):
-        print(f"schedkit: warning: {where}: {warning}", file=sys.stderr)
+        say(f"schedkit: warning: {where}: {warning}", err=True)
     return 0
 
 
@@ -353,6 +353,6 @@ def run_generate_pipeline(args: argparse.Namespace) -> int:
     if schedule is not None:
         schedule.write(args.dualpipe)
         if broken:
-            print(f"schedkit: warning: {args.dualpipe}: DualPipe's schedule breaks formulation fdjssp "
-                  f"({len(broken)} violations), e.g. {broken[0]}", file=sys.stderr)
+            say(f"schedkit: warning: {args.dualpipe}: DualPipe's schedule breaks formulation fdjssp "
+                f"({len(broken)} violations), e.g. {broken[0]}", err=True)
     return 0

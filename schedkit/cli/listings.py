@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
+from schedkit.cli.common import say
+
 __all__ = ["add_listing_commands", "run_describe", "run_listing", "LISTINGS"]
 
 
@@ -96,5 +98,5 @@ def run_listing(args: argparse.Namespace) -> int:
     """
     _, rows, width = LISTINGS[args.command]
     for name, summary in rows():
-        print(f"{name:{width}} {summary}")
+        say(f"{name:{width}} {summary}")
     return 0

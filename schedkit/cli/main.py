@@ -25,14 +25,14 @@ import argparse
 import sys
 
 from schedkit import interrupt
-from schedkit.cli.common import EXIT_CODES, EXIT_ERROR, check_outputs
+from schedkit.cli.common import EXIT_CODES, EXIT_ERROR, EXIT_NO_SCHEDULE, check_outputs, say
 from schedkit.cli.files import add_convert_command, add_file_commands
 from schedkit.cli.decompose import add_decompose_command
 from schedkit.cli.generate import add_generate_command
 from schedkit.cli.listings import add_listing_commands
 from schedkit.cli.pictures import add_picture_commands
 from schedkit.cli.solve import add_solve_command
-from schedkit.errors import Interrupted, OptionError, SchedkitError
+from schedkit.errors import Interrupted, NoScheduleError, OptionError, SchedkitError
 
 __all__ = ["build_parser", "main"]
 
@@ -76,9 +76,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _error(message: str) -> int:
-    print(f"schedkit: error: {message}", file=sys.stderr)
-    return EXIT_ERROR
+def _error(message: str, status: int = EXIT_ERROR) -> int:
+    say(f"schedkit: error: {message}", err=True)
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 1 on a user error, 3 when ``validate`` finds violations, 130 when
+        0 on success, 1 on a user error, 3 when ``validate`` finds violations, 4 when ``solve``
+        finds no schedule (proven infeasible, or a method that found none), 130 when
         interrupted (Ctrl-C), 143 when terminated (SIGTERM); a malformed command line exits
         with status 2 (argparse). Interrupted or terminated, ``solve`` first writes the best
         schedule found so far (status ``feasible`` or ``heuristic``), and no command leaves
@@ -118,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         flag = "--" + exc.option.replace("_", "-")
         value = getattr(args, exc.option, None)
         return _error(f"{flag}{f' {value}' if value is not None else ''}: {exc}")
+    except NoScheduleError as exc:  # a method found none: the status of 'infeasible' (documented)
+        return _error(str(exc), EXIT_NO_SCHEDULE)
     except SchedkitError as exc:
         return _error(str(exc))
     except BrokenPipeError:  # e.g. 'schedkit describe | head': the reader left, nothing to report

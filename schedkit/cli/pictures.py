@@ -21,7 +21,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from schedkit.cli.common import add_formulation, files, load_problem
+from schedkit.cli.common import add_formulation, files, load_problem, say
 
 __all__ = ["PLOT_FILES", "REPORT_FILES", "TRACE_FILES", "TIME_UNITS", "add_picture_commands",
            "run_plot", "run_trace", "run_report", "write_pictures", "write_output", "mathematics"]
@@ -166,15 +166,12 @@ def write_pictures(problem: Any, schedule: Any, *, plot: str | None = None, repo
     >>> write_pictures(Problem.load("examples/tiny.yaml"), empty, plot="g.png", report="r.html")
     >>> # stderr: schedkit: note: no schedule to draw (status infeasible): g.png, r.html not written
     """
-    import sys
-
     from schedkit.report import render
 
     if not schedule.tasks:
         names = ", ".join(str(f) for f in (plot, report) if f)
         if names:
-            print(f"schedkit: note: no schedule to draw (status {schedule.status}): {names} not written",
-                  file=sys.stderr)
+            say(f"schedkit: note: no schedule to draw (status {schedule.status}): {names} not written", err=True)
         return
     if plot:
         write_output(plot, render("gantt", problem, schedule, format=Path(plot).suffix[1:].lower(),
@@ -207,7 +204,7 @@ def run_plot(args: argparse.Namespace) -> int:
     picture = render("gantt", problem, schedule, format=Path(args.output).suffix[1:].lower(),
                      colour_by=args.colour_by, title=args.title, width=args.width, dpi=args.dpi)
     write_output(args.output, picture)
-    print(f"wrote {args.output} ({_verdict(problem, schedule)[1]})")
+    say(f"wrote {args.output} ({_verdict(problem, schedule)[1]})")
     return 0
 
 
@@ -217,8 +214,8 @@ def run_trace(args: argparse.Namespace) -> int:
 
     problem, schedule = _load(args)
     write_output(args.output, render("trace", problem, schedule, scale=TIME_UNITS[args.time_unit]))
-    print(f"wrote {args.output} ({_verdict(problem, schedule)[1]}): open it in chrome://tracing or "
-          f"https://ui.perfetto.dev")
+    say(f"wrote {args.output} ({_verdict(problem, schedule)[1]}): open it in chrome://tracing or "
+        f"https://ui.perfetto.dev")
     return 0
 
 
@@ -232,5 +229,5 @@ def run_report(args: argparse.Namespace) -> int:
     found, words = _verdict(problem, schedule, blocks)
     write_output(args.output, render("html", problem, schedule, formulation=text, violations=found,
                                      colour_by=args.colour_by))
-    print(f"wrote {args.output} ({words})")
+    say(f"wrote {args.output} ({words})")
     return 0

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 import time
 import types
 import typing
@@ -28,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from schedkit.cli.common import EXIT_NO_SCHEDULE, NO_LIMIT, SCHEDULE_FILES, files, finite_float, load_problem, \
-    time_limit
+    say, time_limit
 from schedkit.cli.pictures import PLOT_FILES, REPORT_FILES
 from schedkit.errors import OptionError, SchedkitError
 from schedkit.registry import attribute_docs
@@ -388,12 +387,11 @@ def run_solve(args: argparse.Namespace) -> int:
     if limit is not None:
         left = max(limit - (time.perf_counter() - began), MIN_SECONDS_LEFT)
         method = METHODS.get(args.method)(**{**options, "time_limit": left})
-    for note in ignored_data(problem, method.blocks(problem)):
-        print(f"schedkit: note: {note}", file=sys.stderr)
+    say(*(f"schedkit: note: {note}" for note in ignored_data(problem, method.blocks(problem))), err=True)
     schedule, stopped = solve_keeping(method, problem, args.method, quiet=getattr(args, "quiet", False))
-    print(schedule.summary())
+    say(schedule.summary())
     if schedule.message:
-        print(f"schedkit: note: {schedule.message}", file=sys.stderr)
+        say(f"schedkit: note: {schedule.message}", err=True)
     if args.show:
         print(format_schedule(schedule))
     if args.output:

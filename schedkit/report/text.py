@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from schedkit.errors import printable
 from schedkit.report.base import register_renderer
 
 __all__ = ["format_schedule", "render_text"]
@@ -25,7 +26,8 @@ def format_schedule(schedule: Any) -> str:
     -------
     str
         Lines ``device:`` followed by ``  start - end task`` (and ``inputs 0-7`` for a batch;
-        no final newline).
+        no final newline); control characters in names are escaped
+        (:func:`~schedkit.errors.printable`).
 
     Examples
     --------
@@ -47,10 +49,10 @@ def format_schedule(schedule: Any) -> str:
     digits = _digits([t for row in schedule.tasks for t in (row.start, row.end)])
     width = max(10, digits + 4)
     for device in sorted(by_device):
-        lines.append(f"{device}:")
+        lines.append(f"{printable(device)}:")  # (names as the terminal shows them: one line each)
         for row in sorted(by_device[device], key=lambda r: r.start):
             held = f"  inputs {_spans(row.inputs)}" if row.inputs else ""  # (a batch)
-            lines.append(f"  {row.start:>{width}.{digits}g} - {row.end:<{width}.{digits}g} {row.task}{held}")
+            lines.append(f"  {row.start:>{width}.{digits}g} - {row.end:<{width}.{digits}g} {printable(row.task)}{held}")
     return "\n".join(lines)
 
 
