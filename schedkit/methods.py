@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from schedkit import interrupt
 from schedkit.errors import Interrupted, NoScheduleError, OptionError, ProblemError, SchedkitError
+from schedkit.blocks.batching import check_batchable
 from schedkit.problem import Problem, as_problem
 from schedkit.registry import Registry, doc_line, one_line
 from schedkit.schedule import Result, Schedule, Termination
@@ -128,6 +129,7 @@ class Method:
                                f"workload asks for {problem.inputs} inputs")
         blocks = self.blocks(problem)
         symmetry_blocks(problem, blocks)  # a group of devices that differ: one line, before any work
+        check_batchable(problem, blocks)  # channels under a workload: not defined yet, before any work
         began = time.perf_counter()
         try:
             result = self.run_batches(problem) if problem.inputs > 1 else self.run(problem)

@@ -30,10 +30,12 @@ Examples
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 from pydantic import Field
 
 from schedkit.blocks.base import Block, register_block
+from schedkit.errors import FormulationError
 from schedkit.numerics import is_whole, whole_units
 
 
@@ -47,6 +49,9 @@ class Batching(Block):
     max_batches_per_device: int | None = Field(1, ge=1)
     """At most this many batches of one task on one device (DiviML: 1); ``None``: no limit."""
     subsumes = replaces - {"cuts"}  # (their data is honoured, in batches)
+    excludes: ClassVar[frozenset[str]] = frozenset({"channels", "congestion", "memory_timeline"})
+    """Blocks whose meaning under batching is not defined yet (DESIGN): a formulation with one
+    of them and ``batching`` is refused when it is made, before any solve."""
     builds_rows = True
     template = r"""
 Over the batch slots of family `batch` ($K$ = {{ max_batches_per_device or "L / least size" }} per task
@@ -293,3 +298,42 @@ def _interchangeable_inputs(blk, batch, p, of_task) -> None:
                 coefs = [float(k) for k in range(1, len(slots))] + [-float(k) for k in range(1, len(slots))]
                 blk.add("input_order", (p.tasks[i], l), cols, coefs, lower=0.0)
             return
+
+
+def check_batchable(problem, blocks) -> None:
+    """Refuse, before any solve, blocks whose meaning under batching is not defined yet.
+
+    A workload of several inputs is scheduled in batches, whatever the formulation says;
+    ``channels``, ``congestion`` and ``memory_timeline`` (:attr:`Batching.excludes`) have no
+    meaning for batches yet (DESIGN), so a method held to one of them has nothing to solve.
+
+    Parameters
+    ----------
+    problem : Problem
+    blocks : list of Block
+        The blocks the method is held to.
+
+    Raises
+    ------
+    FormulationError
+        Naming the first such block that applies to the problem.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> from schedkit.blocks import Channels
+    >>> p = Problem.from_dict({"devices": [{"name": "a"}, {"name": "b"}], "workload": {"inputs": 2},
+    ...     "links": [{"src": "a", "dst": "b", "bandwidth": 1}],
+    ...     "tasks": [{"name": "x", "work": 1}, {"name": "y", "work": 1}],
+    ...     "edges": [{"src": "x", "dst": "y", "size": 1}]})
+    >>> check_batchable(p, [Channels()])
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.FormulationError: block 'channels' does not combine with batching yet (the workload asks for 2 inputs)
+    """
+    if problem.inputs <= 1:
+        return
+    for block in blocks:
+        if block.kind in Batching.excludes and block.applies_to(problem):
+            raise FormulationError(f"block '{block.kind}' does not combine with batching yet "
+                                   f"(the workload asks for {problem.inputs} inputs)")

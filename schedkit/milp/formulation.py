@@ -63,6 +63,11 @@ class Formulation(BaseModel):
         if "cuts" not in kinds:
             object.__setattr__(self, "blocks", self.blocks + (Cuts(),))
             kinds.append("cuts")
+        for block in self.blocks:  # (``batching`` with ``channels``: not defined yet)
+            clash = sorted(getattr(block, "excludes", frozenset()) & set(kinds))
+            if clash:
+                raise FormulationError(f"formulation '{self.name}': block '{clash[0]}' does not combine "
+                                       f"with '{block.kind}' yet")
         replaced = self.replaced()
         for block in self.blocks:
             if block.kind in replaced:

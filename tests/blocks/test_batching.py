@@ -1,6 +1,8 @@
 """Block ``batching``: golden LP, conformance, optima by hand, one input = the latency problem,
 the limit of batches per device, the objective ``throughput``."""
 
+import json
+
 import pytest
 from block_cases import BATCHED, check_golden
 
@@ -69,10 +71,46 @@ def test_the_milp_is_never_worse_than_the_batched_heuristics_it_starts_from():
     assert exact.status == "optimal" and exact.bound <= exact.makespan
 
 
-def test_batching_refuses_blocks_it_does_not_define_yet():
-    with pytest.raises(SchedkitError, match="block 'channels' does not combine with batching yet"):
-        solve(Problem.from_dict(BATCHED), "heft", formulation=Formulation.from_data(
-            {"blocks": ["assignment", "batching", "precedence", "no_overlap", "channels"]}))
+UNDEFINED = {"channels": ["channels"], "congestion": ["channels", "congestion"],
+             "memory_timeline": ["memory_timeline"]}
+
+
+@pytest.mark.parametrize("kind", list(UNDEFINED))
+def test_batching_refuses_blocks_it_does_not_define_yet(kind):
+    # Refused when the formulation is made: no method, no solve, no export gets it.
+    first = UNDEFINED[kind][0]  # (congestion needs channels, named first)
+    with pytest.raises(SchedkitError, match=f"block '{first}' does not combine with 'batching' yet"):
+        Formulation.from_data({"blocks": ["assignment", "batching", "precedence", "no_overlap",
+                                          *UNDEFINED[kind]]})
+
+
+@pytest.mark.parametrize("method", ["milp", "heft", "annealing", "auto"])
+@pytest.mark.parametrize("kind", list(UNDEFINED))
+@pytest.mark.parametrize("command", ["solve", "export"])
+def test_batching_with_an_undefined_block_is_refused_before_the_solve(tmp_path, capfd, method, kind, command):
+    from schedkit.cli.main import main
+
+    problem = tmp_path / "p.json"
+    data = {**BATCHED, "tasks": [{**t, "activation_memory": 1} for t in BATCHED["tasks"]]}
+    problem.write_text(json.dumps(data))
+    with_batching = tmp_path / "f.yaml"
+    with_batching.write_text("objective: throughput\nblocks: [assignment, batching, precedence, "
+                             f"no_overlap, {', '.join(UNDEFINED[kind])}]\n")
+    without = tmp_path / "g.yaml"  # the workload asks for batches all the same
+    without.write_text(f"blocks: [assignment, precedence, no_overlap, {', '.join(UNDEFINED[kind])}]\n")
+    first = UNDEFINED[kind][0]  # (congestion needs channels, named first)
+    for formulation, words in [(with_batching, f"block '{first}' does not combine with 'batching' yet"),
+                               (without, f"does not combine with batching yet (the workload asks for 2")]:
+        out = tmp_path / ("m.lp" if command == "export" else "s.json")
+        argv = [command, str(problem), "-f", str(formulation), "-o", str(out)]
+        if command == "solve":
+            argv += ["-m", method, "--time-limit", "20"]
+        elif method != "milp" or formulation is without:
+            continue  # (export builds the MILP of a formulation; without batching it refuses the workload)
+        code = main(argv)
+        err = capfd.readouterr().err
+        errors = [line for line in err.splitlines() if not line.startswith("schedkit: note: ")]
+        assert code == 1 and words in err and len(errors) == 1 and not out.exists(), err
 
 
 @pytest.mark.parametrize("solver", ["highs", pytest.param("cpsat", marks=needs_cpsat)])
