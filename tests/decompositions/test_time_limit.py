@@ -3,8 +3,9 @@
 Each run is made in a child process, killed if it overruns by far, so that a method that
 ignores its limit fails the test in seconds instead of running for minutes. The instance,
 a randomly wired network of two 30-node modules on three devices, takes the ``milp``
-method longer than 20 s whole; every decomposition's parts, each allowed 60 s by
-``inner_options``, take minutes in all without the limit.
+method longer than 20 s whole; without the limit (parts allowed 60 s each by
+``inner_options``, serially), ``bridge_dp`` took 88 s, ``kedge`` 101 s and ``merge``
+(40 nodes) 26 s, against a limit of 3 s here.
 """
 
 import json
