@@ -102,3 +102,40 @@ def test_wrong_types_given_to_problems_methods_and_the_validator(name):
     call, words = _api_calls()[name]
     with pytest.raises(SchedkitError, match=words.replace("(", r"\(").replace(")", r"\)")):
         call()
+
+
+#: Schedule files a hand or a tool got wrong: pictures of them are drawn or refused in one line.
+CORRUPTIONS = {
+    "end_at_1e300": lambda d: d["tasks"][0].update(end=1e300),
+    "unknown_task": lambda d: d["tasks"][0].update(task="ghost"),
+    "unknown_device": lambda d: d["tasks"][0].update(device="ghost"),
+    "transfer_from_nowhere": lambda d: d["transfers"][0].update(**{"from": "ghost"}),
+    "route_unknown": lambda d: d["transfers"][0].update(route=["nope->x"]),
+    "inputs_without_workload": lambda d: d["tasks"][0].update(inputs=[0, 1]),
+    "infeasible_claim": lambda d: d.update(status="infeasible", tasks=[], transfers=[]),
+    "no_solution_claim": lambda d: d.update(status="no_solution", tasks=[], transfers=[]),
+    "unknown_formulation_block": lambda d: d.update(formulation={"blocks": ["zzz"]}),
+    "dollar_method": lambda d: d.update(method="$\\frac{$"),
+}
+
+
+@pytest.mark.parametrize("command, suffix", [("validate", None), ("plot", ".png"), ("plot", ".svg"),
+                                             ("trace", ".json"), ("report", ".html")])
+@pytest.mark.parametrize("corruption", list(CORRUPTIONS))
+def test_pictures_of_corrupted_schedules(tmp_path, capfd, command, suffix, corruption):
+    import json
+
+    if command == "plot":
+        pytest.importorskip("matplotlib")
+    data = json.loads(solve(Problem.load(TINY), "heft").to_json())
+    CORRUPTIONS[corruption](data)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / f"out{suffix}"
+    code = main([command, TINY, str(path)] + (["-o", str(out)] if suffix else []))
+    captured = capfd.readouterr()
+    assert "Traceback" not in captured.err and code in (0, 1, 3), captured.err
+    errors = [line for line in captured.err.splitlines() if line.startswith("schedkit: error: ")]
+    assert (code == 1) == (len(errors) == 1), captured.err
+    if code == 1:
+        assert not out.exists()

@@ -161,10 +161,13 @@ def write_pictures(problem: Any, schedule: Any, *, plot: str | None = None, repo
 
     Examples
     --------
+    >>> import contextlib, io
     >>> from schedkit import Problem, Schedule
     >>> empty = Schedule(problem="tiny", method="milp", status="infeasible")
-    >>> write_pictures(Problem.load("examples/tiny.yaml"), empty, plot="g.png", report="r.html")
-    >>> # stderr: schedkit: note: no schedule to draw (status infeasible): g.png, r.html not written
+    >>> with contextlib.redirect_stderr(io.StringIO()) as err:
+    ...     write_pictures(Problem.load("examples/tiny.yaml"), empty, plot="g.png", report="r.html")
+    >>> print(err.getvalue(), end="")
+    schedkit: note: no schedule to draw (status infeasible): g.png, r.html not written
     """
     from schedkit.report import render
 
@@ -201,10 +204,11 @@ def run_plot(args: argparse.Namespace) -> int:
     from schedkit.report import render
 
     problem, schedule = _load(args)
+    words = _verdict(problem, schedule)[1]  # (first: a schedule it cannot judge leaves no file)
     picture = render("gantt", problem, schedule, format=Path(args.output).suffix[1:].lower(),
                      colour_by=args.colour_by, title=args.title, width=args.width, dpi=args.dpi)
     write_output(args.output, picture)
-    say(f"wrote {args.output} ({_verdict(problem, schedule)[1]})")
+    say(f"wrote {args.output} ({words})")
     return 0
 
 
@@ -213,9 +217,9 @@ def run_trace(args: argparse.Namespace) -> int:
     from schedkit.report import render
 
     problem, schedule = _load(args)
+    words = _verdict(problem, schedule)[1]  # (first: a schedule it cannot judge leaves no file)
     write_output(args.output, render("trace", problem, schedule, scale=TIME_UNITS[args.time_unit]))
-    say(f"wrote {args.output} ({_verdict(problem, schedule)[1]}): open it in chrome://tracing or "
-        f"https://ui.perfetto.dev")
+    say(f"wrote {args.output} ({words}): open it in chrome://tracing or https://ui.perfetto.dev")
     return 0
 
 

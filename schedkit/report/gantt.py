@@ -235,6 +235,14 @@ def render_gantt(problem: Any, schedule: Any, *, format: str = "png", colour_by:
 
     # SVG text as <text> elements (searchable, small), not as glyph outlines.
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "schedkit", **_PLAIN_TEXT}):
-        fig.savefig(buffer, format=format, dpi=dpi, metadata=metadata)
+        try:
+            fig.savefig(buffer, format=format, dpi=dpi, metadata=metadata)
+        except (TypeError, ValueError, OverflowError) as exc:
+            # Times spanning hundreds of orders of magnitude (a forged row ending at 1e300 beside
+            # rows of a second) overflow matplotlib's text transforms.
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise SchedkitError(f"gantt: matplotlib cannot draw this schedule (times from "
+                                f"{min((r.start for r in schedule.tasks), default=0):g} to "
+                                f"{max((r.end for r in schedule.tasks), default=0):g}): {reason}") from None
     return buffer.getvalue()
 
