@@ -64,6 +64,7 @@ from schedkit.decompose.executor import (OnProgress, bounded_executor, executor_
                                          parse_executor, run_parts)
 from schedkit.decompose.parts import Part, part_options
 from schedkit.decompose.reduction import DECOMPOSITIONS, NoOptions, Reduction, Split
+from schedkit.decompose.retry import retry_unproven
 from schedkit.errors import SchedkitError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method
 from schedkit.registry import Registry
@@ -192,6 +193,10 @@ class DecompositionMethod(Method):
                 found = run_parts(parts, pool, self._round_progress(len(results)), deadline=end,
                                   workers=executor_workers(pool))
                 if budget.seconds is not None:  # without a limit, a part's own limit stands
+                    # (what the easy parts left goes to the hard ones)
+                    found = retry_unproven(found, lambda todo, until: run_parts(
+                        [parts[k] for k in todo], pool if len(todo) > 1 else None, deadline=until,
+                        workers=executor_workers(pool)), end)
                     found, count = self._finish(subproblems, found)
                     finished += count
                 results += found
