@@ -21,8 +21,10 @@ schedkit.errors.SchedkitError: executor 'dask://127.0.0.1:9': no Dask scheduler 
 from __future__ import annotations
 
 import logging
+import signal
 import threading
-from concurrent.futures import Executor, Future
+import time
+from concurrent.futures import CancelledError, Executor, Future
 from typing import Any, Callable
 
 from schedkit.errors import SchedkitError
@@ -83,11 +85,15 @@ class DaskExecutor(Executor):
                  processes: bool = True, label: str | None = None):
         distributed = _distributed()
         self.cluster = None
-        label = label or ("dask" if address is None else address)
+        label = self.label = label or ("dask" if address is None else address)
+        self._workerless_since: float | None = None
+        # (a lost scheduler is this executor's one-line error, not the client's logged traceback)
+        logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
         if address is None:
             self.cluster = distributed.LocalCluster(
                 n_workers=workers or 1, threads_per_worker=1, processes=processes,
-                dashboard_address=":0", silence_logs=logging.ERROR)
+                dashboard_address=":0", silence_logs=logging.CRITICAL,
+                **({"preload": [__name__]} if processes else {}))  # (see dask_setup)
             self.client = distributed.Client(self.cluster)
         else:
             try:
@@ -109,9 +115,51 @@ class DaskExecutor(Executor):
         info = self.client.scheduler_info().get("workers", {})
         return max(1, sum(int(w.get("nthreads", 1)) for w in info.values()))
 
+    def check(self) -> None:
+        """Raise the one-line error of a cluster that can no longer run parts: its scheduler
+        is gone, or it has had no worker for :data:`WORKERLESS_SECONDS` (every worker died)."""
+        try:
+            if self.client.status != "running":  # (lost its scheduler: reconnecting, or closed)
+                raise ConnectionError(self.client.status)
+            alive = bool(self.client.nthreads())
+        except Exception:  # noqa: BLE001 - whatever the client says, the scheduler is not answering
+            raise SchedkitError(f"executor '{self.label}': the Dask scheduler is gone") from None
+        now = time.monotonic()
+        if alive:
+            self._workerless_since = None
+        elif self._workerless_since is None:
+            self._workerless_since = now
+        elif now - self._workerless_since > WORKERLESS_SECONDS:
+            raise SchedkitError(f"executor '{self.label}': no Dask worker left for {WORKERLESS_SECONDS:g} s "
+                                f"(every worker died or left)")
+
+    def loss(self, exc: BaseException) -> str | None:
+        """What ``exc``, raised by a part's future, says the cluster lost (``None``: a part's own error)."""
+        if type(exc).__name__ == "KilledWorker":
+            return ("a Dask worker died while it ran a part (killed, as by the out-of-memory killer?), "
+                    "as often as Dask allows")
+        if isinstance(exc, (CancelledError, OSError)) or type(exc).__name__ in ("CommClosedError",
+                                                                                "FutureCancelledError"):
+            try:
+                self.check()
+            except SchedkitError as lost:
+                return str(lost).partition(": ")[2]
+            return "the Dask cluster cancelled a part"
+        return None
+
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Close the client, and the local cluster if this executor started one."""
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
             self.cluster = None
+
+
+#: Seconds a cluster may have no worker while parts wait (a restarted worker is back in one or two).
+WORKERLESS_SECONDS = 10.0
+
+
+def dask_setup(worker) -> None:
+    """Dask preload of a local cluster's worker processes: Ctrl-C reaches the whole process
+    group, and this process (not each worker, with its traceback) stops the run."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

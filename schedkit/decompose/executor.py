@@ -38,7 +38,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
@@ -121,26 +121,59 @@ def run_parts(parts: Sequence[Part], executor: Executor | None = None,
         futures = [executor.submit(solve_part, part.payload()) for part in parts]
         try:
             for part, future in zip(parts, futures):  # submission order; never as_completed (dask #3695)
-                answers.append(_answer(part, future, deadline))
+                answers.append(_answer(part, future, deadline, executor))
                 if progress is not None:
                     progress(len(answers), total)
-        except BaseException:
+        except BaseException as exc:
             for future in futures:
                 future.cancel()
+            lost = _lost(executor, exc, total - len(answers))
+            if lost is not None:
+                raise lost from None
             raise
     return [answer if isinstance(answer, Result) else part_result(answer) for answer in answers]
 
 
-def _answer(part: Part, future: Future, deadline: float | None) -> dict | Result:
-    """The answer of ``future``; after the deadline (and :data:`GRACE`), the part's late result."""
-    if deadline is None:
-        return future.result()
-    try:
-        return future.result(timeout=max(0.0, deadline + GRACE - time.time()))
-    except FutureTimeout:
-        # A running process cannot be stopped from here: its own time limit ends it.
-        future.cancel()
-        return part.late("no answer by the time limit")
+def _answer(part: Part, future: Future, deadline: float | None, executor: Executor | None = None) -> dict | Result:
+    """The answer of ``future``; after the deadline (and :data:`GRACE`), the part's late result.
+
+    An executor with a ``check()`` (a Dask cluster, whose lost workers leave a part waiting
+    for ever) is checked every :data:`CHECK_SECONDS` while the part waits.
+    """
+    check = getattr(executor, "check", None)
+    while True:
+        left = None if deadline is None else max(0.0, deadline + GRACE - time.time())
+        try:
+            return future.result(timeout=left if check is None or left is not None and left <= CHECK_SECONDS
+                                 else CHECK_SECONDS)
+        except FutureTimeout:
+            if left is not None and left <= CHECK_SECONDS or check is None:
+                # A running process cannot be stopped from here: its own time limit ends it.
+                future.cancel()
+                return part.late("no answer by the time limit")
+            check()
+
+
+#: Seconds between looks at a cluster while a part waits (see ``DaskExecutor.check``).
+CHECK_SECONDS = 1.0
+
+
+def _lost(executor: Executor, exc: BaseException, left: int) -> SchedkitError | None:
+    """The one-line error of an executor that lost what runs the parts (``None``: another failure).
+
+    A process pool whose worker was killed (the out-of-memory killer) is broken; a Dask
+    cluster says what it lost (``DaskExecutor.loss``).
+    """
+    if isinstance(exc, SchedkitError) and str(exc).startswith("executor "):
+        why = str(exc).partition(": ")[2]
+    elif isinstance(exc, BrokenExecutor):
+        why = "a worker process died (killed, as by the out-of-memory killer?)"
+    else:
+        why = getattr(executor, "loss", lambda _: None)(exc)
+    if why is None:
+        return None
+    name = getattr(executor, "label", None) or f"process:{getattr(executor, '_max_workers', '?')}"
+    return SchedkitError(f"executor '{name}': {why}; {left} part{'' if left == 1 else 's'} lost")
 
 
 def parse_executor(spec: str) -> int | str | None:
@@ -246,7 +279,7 @@ def make_executor(spec: str = "serial", timeout: float | None = None) -> Executo
     from schedkit.decompose.dask import DaskExecutor
 
     if target.startswith("local:"):
-        return DaskExecutor(workers=int(target.partition(":")[2]))
+        return DaskExecutor(workers=int(target.partition(":")[2]), label=spec)
     return DaskExecutor(address=target, timeout=_dask_timeout() if timeout is None else timeout,
                         label=spec)
 
