@@ -76,6 +76,15 @@ def _number(value: Any, where: str) -> float:
     return value
 
 
+#: Devices an MSR problem may have in all (a link joins every two: half a million links).
+MAX_DEVICES = 1024
+
+
+def _is_key(value: Any) -> bool:
+    # ids, names and colour classes are dictionary keys: integers or strings, not lists or booleans
+    return isinstance(value, (int, str)) and not isinstance(value, bool)
+
+
 def _count(data: dict, key: str, given: int | None, name: str) -> int:
     value = data.get(key) if given is None else given
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -95,7 +104,8 @@ def _bandwidth(edges: list[dict]) -> float | None:
 
 
 def parse_msr(data: Any, name: str = "msr", *, cpus: int | None = None,
-              accelerators: int | None = None, forward_only: bool = False) -> dict:
+              accelerators: int | None = None, forward_only: bool = False,
+              source: str | None = None) -> dict:
     """Turn MSR graph data into ``schedkit/v1`` problem data (see the module documentation).
 
     Parameters
@@ -103,11 +113,13 @@ def parse_msr(data: Any, name: str = "msr", *, cpus: int | None = None,
     data : dict
         The parsed JSON file.
     name : str
-        Problem name, also the prefix of error messages.
+        Problem name.
     cpus, accelerators : int, optional
         Device counts (default: the file's ``maxCPUs`` and ``maxFPGAs``).
     forward_only : bool
         Leave out the nodes marked ``isBackwardNode`` and their edges.
+    source : str, optional
+        The prefix of error messages (the file); ``name`` by default.
 
     Returns
     -------
@@ -120,13 +132,22 @@ def parse_msr(data: Any, name: str = "msr", *, cpus: int | None = None,
     Traceback (most recent call last):
     ...
     schedkit.errors.ProblemError: bad: node 0: missing 'cpuLatency'
+    >>> parse_msr({"maxCPUs": 1, "maxFPGAs": 10**9, "nodes": [], "edges": []}, name="big")
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.ProblemError: big: 'maxFPGAs' 1000000000: at most 1024 devices in all (every two are linked)
     """
+    name, problem_name = source or name, name
     if not isinstance(data, dict) or not isinstance(data.get("nodes"), list):
         raise ProblemError(f"{name}: not an MSR graph (expected an object with 'nodes' and 'edges')")
     n_cpu = _count(data, "maxCPUs", cpus, name)
     n_acc = _count(data, "maxFPGAs", accelerators, name)
     if n_cpu + n_acc == 0:
         raise ProblemError(f"{name}: no devices (maxCPUs and maxFPGAs are both 0)")
+    if n_cpu + n_acc > MAX_DEVICES:  # (before a list of billions of devices is made)
+        key, value = ("maxFPGAs", n_acc) if n_acc >= n_cpu else ("maxCPUs", n_cpu)
+        raise ProblemError(f"{name}: '{key}' {value}: at most {MAX_DEVICES} devices in all "
+                           f"(every two are linked)")
     capacity = data.get("maxSizePerFPGA")
     devices = [{"name": f"cpu{k}", "group": "cpu"} for k in range(n_cpu)]
     for k in range(n_acc):
@@ -141,6 +162,13 @@ def parse_msr(data: Any, name: str = "msr", *, cpus: int | None = None,
     for k, node in enumerate(data["nodes"]):
         if not isinstance(node, dict) or "id" not in node:
             raise ProblemError(f"{name}: node #{k} has no 'id'")
+        for key in ("id", "name", "colorClass"):
+            if node.get(key) is not None and not _is_key(node[key]):
+                raise ProblemError(f"{name}: node #{k}: '{key}' must be an integer or a string, "
+                                   f"got {node[key]!r}")
+        if node.get("supportedOnFpga", 1) not in (0, 1):
+            raise ProblemError(f"{name}: node #{k}: 'supportedOnFpga' must be 0 or 1, "
+                               f"got {node['supportedOnFpga']!r}")
         label = f"{name}: node {node['id']}"
         for key in ("cpuLatency", "fpgaLatency"):
             if key not in node:
@@ -157,7 +185,7 @@ def parse_msr(data: Any, name: str = "msr", *, cpus: int | None = None,
     for k, edge in enumerate(data.get("edges", [])):
         ends = (edge.get("sourceId"), edge.get("destId")) if isinstance(edge, dict) else (None, None)
         for end in ends:
-            if end not in by_id:
+            if not _is_key(end) or end not in by_id:
                 raise ProblemError(f"{name}: edge #{k}: unknown node id {end!r}")
         where = f"{name}: edge {by_id[ends[0]]}->{by_id[ends[1]]}"
         if ends[0] in kept and ends[1] in kept:
@@ -186,7 +214,7 @@ def parse_msr(data: Any, name: str = "msr", *, cpus: int | None = None,
     names = [d["name"] for d in devices]
     links = [{"src": u, "dst": v, "bandwidth": bandwidth or 1.0}
              for k, u in enumerate(names) for v in names[k + 1:]]
-    return {"format": "schedkit/v1", "name": name, "devices": devices, "links": links,
+    return {"format": "schedkit/v1", "name": problem_name, "devices": devices, "links": links,
             "tasks": tasks, "edges": rows}
 
 
@@ -200,4 +228,4 @@ def load_msr(path: str | Path, **options: Any) -> dict:
     ('bert24_inference', 32, 13)
     """
     data = parse_json(read_text(path), str(path))
-    return parse_msr(data, name=Path(path).stem, **options)
+    return parse_msr(data, name=Path(path).stem, source=str(path), **options)

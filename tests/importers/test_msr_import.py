@@ -109,6 +109,16 @@ def test_inconsistent_costs_keep_transfer_times_exact():
     (lambda d: d["edges"].append({"sourceId": 1, "destId": 99}), "toy: edge #3: unknown node id 99"),
     (lambda d: d.update(maxCPUs="eight"), "toy: 'maxCPUs' must be an integer >= 0"),
     (lambda d: d.update(nodes={}), "toy: not an MSR graph"),
+    # values of the wrong type: one line naming the node, not a TypeError
+    (lambda d: d["nodes"][0].update(id=[1]), "toy: node #0: 'id' must be an integer or a string, got [1]"),
+    (lambda d: d["nodes"][1].update(colorClass={"a": 1}), "toy: node #1: 'colorClass' must be an integer"),
+    (lambda d: d["nodes"][1].update(colorClass=[7]), "toy: node #1: 'colorClass' must be an integer"),
+    (lambda d: d["nodes"][2].update(name=["argmax"]), "toy: node #2: 'name' must be an integer or a string"),
+    (lambda d: d["nodes"][2].update(supportedOnFpga="yes"), "toy: node #2: 'supportedOnFpga' must be 0 or 1"),
+    (lambda d: d["edges"].append({"sourceId": [1], "destId": 2}), "toy: edge #3: unknown node id [1]"),
+    # counts that would make billions of devices (and links between every two)
+    (lambda d: d.update(maxFPGAs=10**12), "toy: 'maxFPGAs' 1000000000000: at most 1024 devices in all"),
+    (lambda d: d.update(maxCPUs=2000), "toy: 'maxCPUs' 2000: at most 1024 devices in all"),
 ])
 def test_bad_data_is_one_line(change, message):
     data = toy()
