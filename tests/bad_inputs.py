@@ -96,6 +96,11 @@ CASES = [
     ("deep_yaml_flow", ".yaml", "[" * 100_000 + "]" * 100_000, ["malformed YAML", "nested too deeply"]),
     ("deep_yaml_block", ".yaml", "".join("  " * k + "a:\n" for k in range(5_000)),
      ["malformed YAML", "nested too deeply"]),
+    ("integer_beyond_float", ".json", _json(_base(tasks=[_task(durations={"gpu": 10**400, "cpu": 2}), _task("b")])),
+     ["task 'a'", "durations.gpu", "not a finite number: an integer of 401 digits"]),
+    ("integer_beyond_float_yaml", ".yaml",
+     "devices: [{name: gpu, memory: %d}]\ntasks: [{name: a, work: 1}]\n" % -10**400,
+     ["device 'gpu' memory", "an integer of 401 digits"]),
 ]
 
 #: Files no reader may fail on with a traceback: ``(id, suffix, bytes, words of the one-line error)``.

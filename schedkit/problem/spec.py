@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -43,11 +44,16 @@ from schedkit.registry import one_line
 FORMAT = "schedkit/v1"
 
 
+_LARGEST_FLOAT = int(sys.float_info.max)
+
+
 def _to_number(value: Any) -> float:
     # YAML 1.1 reads ``16e9`` (no dot) as a string: accept numeric strings, but
     # nothing that is not a finite number (booleans are ints in Python: refuse them).
     if isinstance(value, bool):
         raise ValueError(f"not a number: {value!r}")
+    if isinstance(value, int) and abs(value) > _LARGEST_FLOAT:  # float() would raise OverflowError
+        raise ValueError(f"not a finite number: an integer of {len(str(abs(value)))} digits")
     if isinstance(value, (int, float)):
         number = float(value)
     elif isinstance(value, str):
