@@ -219,24 +219,30 @@ class Auto(Method):
         state.end(note=result.message)
 
     def _refine(self, problem: Problem, state: Incumbent, seconds: float | None) -> None:
+        """Local search from the incumbent, then, while time is left, from the other phases'
+        schedules (another start often ends in another, sometimes better, local optimum)."""
         from schedkit.decompose.refine import refined
 
         if state.schedule is None:
             state.skip("refine", "refine", "no schedule to refine")
             return
-        state.begin("refine", "refine")
+        end = time.perf_counter() + (REFINE_UNBOUNDED if seconds is None else seconds)
         singles = [[i] for i in range(len(problem.tasks))]
-        try:
-            better = refined(problem, state.schedule, singles, REFINE_UNBOUNDED if seconds is None else seconds,
-                             method="auto")
-        except SchedkitError as exc:
-            state.end(note=str(exc).splitlines()[0])
-            return
-        if better is state.schedule:
-            state.end(note="no improvement")
-            return
-        state.offer(Result.heuristic(better.model_copy(update={"status": "heuristic"})))
-        state.end()
+        for start in [state.schedule] + [s for s in state.starts() if s is not state.schedule]:
+            left = end - time.perf_counter()
+            if left < MIN_PHASE_SECONDS:
+                break
+            state.begin("refine", "refine")
+            try:
+                better = refined(problem, start, singles, left, method="auto")
+            except SchedkitError as exc:
+                state.end(note=str(exc).splitlines()[0])
+                return
+            if better is start:
+                state.end(note=f"no improvement from the {start.makespan:.6g} of {state.origin(start)}")
+                continue
+            state.offer(Result.heuristic(better.model_copy(update={"status": "heuristic"})))
+            state.end(note=f"from the {start.makespan:.6g} of {state.origin(start)}")
 
     def _too_large(self, problem: Problem, seconds: float | None) -> str | None:
         from schedkit.milp.budget import model_size, too_large

@@ -123,6 +123,7 @@ class Incumbent:
         self.infeasible_from: str | None = None  # a phase proved that no schedule exists
         self.phases: list[PhaseRecord] = []
         self._own: set[str] | None = None
+        self._found: list[tuple[Schedule, str]] = []  # every valid schedule a phase gave, and whose
 
     @property
     def makespan(self) -> float | None:
@@ -194,6 +195,10 @@ class Incumbent:
             found = [] if self._judged_alike(result) else violations(self.problem, result.to_schedule(), self.blocks)
             if found:
                 record.note = f"its schedule breaks auto's formulation ({found[0]}): not used"
+            else:
+                self._found.append((schedule, record.label))
+            if found:
+                pass  # (never the incumbent)
             elif self.schedule is None or schedule.makespan < self.schedule.makespan:
                 self.schedule, self.provenance, self.schedule_from = schedule, result.provenance, record.label
                 self.proven = result.quality is Quality.OPTIMAL
@@ -217,6 +222,19 @@ class Incumbent:
         if not isinstance(recorded, list):
             return False
         return self._own <= {_key(b.to_data()) for b in semantic_blocks(self.problem, map(block_from_data, recorded))}
+
+    def starts(self) -> list[Schedule]:
+        """Every valid schedule the phases gave, shortest first, one per makespan."""
+        seen, out = set(), []
+        for schedule, _ in sorted(self._found, key=lambda item: item[0].makespan):
+            if schedule.makespan not in seen:
+                seen.add(schedule.makespan)
+                out.append(schedule)
+        return out
+
+    def origin(self, schedule: Schedule) -> str:
+        """The phase that gave ``schedule``."""
+        return next((label for s, label in self._found if s is schedule), "the incumbent")
 
     def records(self) -> list[dict]:
         return [r.to_data() for r in self.phases]
