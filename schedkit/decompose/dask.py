@@ -138,8 +138,7 @@ class DaskExecutor(Executor):
         if type(exc).__name__ == "KilledWorker":
             return ("a Dask worker died while it ran a part (killed, as by the out-of-memory killer?), "
                     "as often as Dask allows")
-        if isinstance(exc, (CancelledError, OSError)) or type(exc).__name__ in ("CommClosedError",
-                                                                                "FutureCancelledError"):
+        if isinstance(exc, CancelledError) or type(exc).__name__ in ("CommClosedError", "FutureCancelledError"):
             try:
                 self.check()
             except SchedkitError as lost:
