@@ -139,3 +139,33 @@ def test_pictures_of_corrupted_schedules(tmp_path, capfd, command, suffix, corru
     assert (code == 1) == (len(errors) == 1), captured.err
     if code == 1:
         assert not out.exists()
+
+
+FORMULATION_FILES = {
+    "a_list": "- assignment\n",
+    "blocks_a_string": "blocks: assignment\n",
+    "block_a_number": "blocks: [3]\n",
+    "block_null": "blocks: [null]\n",
+    "block_nested": "blocks: [[assignment]]\n",
+    "two_blocks_in_one": "blocks: [{assignment: {}, memory: {}}]\n",
+    "parameters_a_list": "blocks: [assignment, {memory_timeline: [1]}]\n",
+    "objective_a_list": "objective: [1]\nblocks: [assignment]\n",
+    "description_a_list": "description: [1]\nblocks: [assignment]\n",
+    "empty": "",
+}
+
+
+@pytest.mark.parametrize("command", ["describe", "solve", "export", "validate", "report"])
+@pytest.mark.parametrize("case", list(FORMULATION_FILES))
+def test_formulation_files_of_the_wrong_shape(tmp_path, capfd, command, case):
+    schedule = tmp_path / "s.json"
+    solve(Problem.load(TINY), "heft").write(schedule)
+    formulation = tmp_path / f"{case}.yaml"
+    formulation.write_text(FORMULATION_FILES[case])
+    out = tmp_path / {"export": "m.lp", "report": "r.html"}.get(command, "o.json")
+    argv = {"describe": ["describe", formulation],
+            "solve": ["solve", TINY, "-m", "milp", "-f", formulation, "-o", out],
+            "export": ["export", TINY, "-f", formulation, "-o", out],
+            "validate": ["validate", TINY, schedule, "-f", formulation],
+            "report": ["report", TINY, schedule, "-f", formulation, "-o", out]}[command]
+    one_line_error(capfd, main([str(a) for a in argv]), out)

@@ -23,13 +23,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from schedkit.blocks import BLOCKS, Block, Cuts, block_from_data
 from schedkit.errors import FormulationError, ProblemError
 from schedkit.milp.families import FAMILIES
 from schedkit.milp.objectives import OBJECTIVES
-from schedkit.registry import Registry, doc_line
+from schedkit.registry import Registry, doc_line, one_line
 from schedkit.validate import register_preset
 
 FORMULATIONS = Registry("formulation", group="schedkit.formulations", error=FormulationError)
@@ -98,9 +98,12 @@ class Formulation(BaseModel):
         description = data.get("description")
         if description is not None and not isinstance(description, str):
             raise FormulationError("a formulation's 'description' is a string")
-        return cls(name=name or data.get("name", "custom"), description=description,
-                   objective=data.get("objective", "makespan"),
-                   blocks=tuple(block_from_data(b) for b in blocks))
+        name = name or data.get("name", "custom")
+        try:
+            return cls(name=name, description=description, objective=data.get("objective", "makespan"),
+                       blocks=tuple(block_from_data(b) for b in blocks))
+        except ValidationError as exc:  # a name or objective that is not a string
+            raise FormulationError(one_line(exc, data, prefix=f"formulation '{name}'")) from None
 
     @classmethod
     def load(cls, path: str | Path) -> Formulation:
