@@ -364,8 +364,7 @@ def run_solve(args: argparse.Namespace) -> int:
     Returns
     -------
     int
-        0, or 4 when the method found no schedule (interrupted: the best schedule so far is
-        written, then :class:`~schedkit.errors.Interrupted` raised).
+        0, or 4 when the method found no schedule (interrupted: written, then re-raised).
 
     Examples
     --------
