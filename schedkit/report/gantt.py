@@ -26,7 +26,7 @@ import io
 import math
 from typing import Any
 
-from schedkit.errors import SchedkitError
+from schedkit.errors import SchedkitError, printable
 from schedkit.report.base import in_range, register_renderer
 from schedkit.report.layout import Layout, bar_label, check_fits, memory_levels, peak, si
 
@@ -130,20 +130,21 @@ def _figure(problem: Any, schedule: Any, colour_by: str | None, title: str | Non
         for r in schedule.tasks:
             room = int((r.end - r.start) * chars_per_unit)
             if room >= 3:
-                text = bar_label(r, room)
+                text = printable(bar_label(r, room))
                 ax.text((r.start + r.end) / 2, row_of[r.device], text, ha="center", va="center",
                         fontsize=font * 0.85, clip_on=True)
     ax.set_xlim(0, span * 1.01)
     ax.set_ylim(len(rows) - 0.5, -0.5)
-    ax.set_yticks(range(len(rows)), rows, fontsize=font)
+    ax.set_yticks(range(len(rows)), [printable(r) for r in rows], fontsize=font)
     if layout.channels:
         ax.axhline(len(layout.devices) - 0.5, color="#888888", linewidth=0.8)
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)
     ax.set_axisbelow(True)
     ax.set_xlabel("time")
-    ax.set_title(title if title is not None else schedule.summary(), fontsize=10, loc="left")
+    # (every text drawn: a name's control characters escaped, as in messages; no mathtext)
+    ax.set_title(printable(title if title is not None else schedule.summary()), fontsize=10, loc="left")
     if len(layout.legend) > 1:  # a single colour needs no key
-        handles = [Patch(facecolor=c, label=k) for k, c in layout.legend]
+        handles = [Patch(facecolor=c, label=printable(k)) for k, c in layout.legend]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=7,
                   frameon=False, title={"op": "op", "device": "device"}.get(colour_by or "", None))
     if levels:
@@ -162,7 +163,7 @@ def _memory_panel(ax: Any, problem: Any, layout: Layout, levels: dict, font: flo
             top = peak(levels[d])
             cap = f" / {si(capacity[d])}" if math.isfinite(capacity[d]) else ""
             ax.step([t for t, _ in points], [v for _, v in points], where="post", color=colour,
-                    linewidth=1.2, label=f"{d}: peak {si(top)}{cap}")
+                    linewidth=1.2, label=printable(f"{d}: peak {si(top)}{cap}"))
             if math.isfinite(capacity[d]) and capacity[d] <= 4 * top:
                 ax.axhline(capacity[d], color=colour, linestyle="--", linewidth=0.8)
         ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=7, frameon=False,
@@ -186,7 +187,7 @@ def _memory_panel(ax: Any, problem: Any, layout: Layout, levels: dict, font: flo
         strips = PolyCollection(boxes, array=shades, cmap="viridis", clim=(0, 1), edgecolors="none")
         ax.add_collection(strips)
         ax.set_ylim(len(devices) - 0.5, -0.5)
-        ax.set_yticks(range(len(devices)), devices, fontsize=font)
+        ax.set_yticks(range(len(devices)), [printable(d) for d in devices], fontsize=font)
         ax.figure.colorbar(strips, ax=ax, label="memory / capacity", fraction=0.03, pad=0.01)
     ax.set_xlabel("time")
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)

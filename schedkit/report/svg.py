@@ -17,9 +17,11 @@ Examples
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 from typing import Any
 
+from schedkit.errors import printable
 from schedkit.report.base import in_range, register_renderer
 from schedkit.report.layout import Layout, bar_label, check_fits, nice_time
 
@@ -36,7 +38,21 @@ def environment() -> Any:
 
     return jinja2.Environment(loader=jinja2.PackageLoader("schedkit.report", "templates"),
                               autoescape=True, trim_blocks=True, lstrip_blocks=True,
-                              undefined=jinja2.StrictUndefined)
+                              undefined=jinja2.StrictUndefined, finalize=_shown)
+
+
+#: Characters XML 1.0 does not allow (an SVG or XHTML page with one does not parse).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _shown(value: Any) -> Any:
+    """Every value a template writes: a name's control characters escaped as in messages
+    (:func:`~schedkit.errors.printable`); markup keeps its line breaks, not what XML refuses."""
+    from markupsafe import Markup
+
+    if isinstance(value, Markup):
+        return Markup(_NOT_XML.sub(lambda m: printable(m.group()), value))
+    return printable(value) if isinstance(value, str) else value
 
 
 def ticks(end: float, count: int = 8) -> list[float]:

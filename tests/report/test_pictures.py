@@ -266,3 +266,31 @@ def test_out_of_range_picture_options_are_one_line_errors(tiny, kind, options, w
     problem, schedule = tiny
     with pytest.raises(SchedkitError, match=re.escape(words)):
         render(kind, problem, schedule, **options)
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x07", "\x1b", "\x0b", "\x7f", "\x9b", "\n", "\u202e"])
+@pytest.mark.parametrize("kind", ["gantt", "svg", "html"])
+def test_control_characters_in_names_are_drawn_escaped(char, kind):
+    # As in messages (errors.printable): an SVG or a page with a raw control character does
+    # not parse as XML, and would show nothing readable.
+    import xml.etree.ElementTree as ElementTree
+
+    from schedkit.errors import printable
+
+    if kind == "gantt":
+        pytest.importorskip("matplotlib")
+    task, device = f"t{char}x", f"d{char}y"
+    problem = Problem.from_dict({
+        "name": f"p{char}", "devices": [{"name": device, "memory": 9}, {"name": "e"}],
+        "links": [{"src": device, "dst": "e", "bandwidth": 1}],
+        "tasks": [{"name": task, "durations": {device: 1, "e": 3}, "op": f"o{char}", "memory": 1,
+                   "activation_memory": 1}, {"name": "u", "durations": {device: 1, "e": 1}, "op": "z"}],
+        "edges": [{"src": task, "dst": "u", "size": 1}]})
+    schedule = solve(problem, "heft")
+    out = render(kind, problem, schedule, **({"format": "svg"} if kind == "gantt" else {}))
+    text = out.decode() if isinstance(out, bytes) else out
+    svg = re.search(r"<svg.*?</svg>", text, re.S).group(0) if kind == "html" else text
+    ElementTree.fromstring(svg.encode())
+    assert printable(task) in text and printable(device) in text
+    if char != "\n":
+        assert char not in text
