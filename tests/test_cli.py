@@ -420,3 +420,15 @@ def test_control_characters_in_names_are_shown_escaped(tmp_path, capfd, name):
     assert _escaped(f"d{name}") in captured.out and _escaped(f"t{name}") in captured.out
     lines = captured.out.splitlines()
     assert any(line.startswith("violation:") and _escaped(f"t{name}") in line for line in lines)
+
+
+@pytest.mark.parametrize("name", ["e\x1b[31mvil", "bell\x07", "rtl\u202eevil"])
+@pytest.mark.parametrize("form", ["text", "markdown", "latex"])
+def test_describe_shows_a_formulation_name_escaped(tmp_path, capfd, name, form):
+    from schedkit.errors import printable
+
+    path = tmp_path / f"{name}.yaml"
+    path.write_text("blocks: [assignment]\n")
+    assert main(["describe", str(path), "--format", form]) == 0
+    out = capfd.readouterr().out
+    assert printable(name) in out and not {c for c in name if printable(c) != c} & set(out)

@@ -82,7 +82,7 @@ def run_describe(args: argparse.Namespace) -> int:
 
     text = get_formulation(args.formulation).describe()
     form = getattr(args, "format", "text")
-    print({"text": to_text, "latex": to_latex}.get(form, lambda t: t)(text).rstrip())
+    say(*{"text": to_text, "latex": to_latex}.get(form, lambda t: t)(text).rstrip().splitlines())
     return 0
 
 
