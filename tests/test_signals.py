@@ -37,17 +37,20 @@ def _wait_for(condition, timeout: float) -> bool:
     return False
 
 
-def _started(log: Path, process: subprocess.Popen, marker: str | None, timeout: float = 15.0) -> None:
-    """Wait until the solver has started (its log shows ``marker``; else a fixed while)."""
+def _started(log: Path, process: subprocess.Popen, marker: str | None, timeout: float = 20.0) -> None:
+    """Wait until the exact solver has started: its log shows ``marker`` (``None``: the CP-SAT
+    worker has started, which ``auto`` does once its incumbent is found)."""
     if marker is None:
-        time.sleep(4.0)
+        parent = psutil.Process(process.pid)
+        assert _wait_for(lambda: process.poll() is not None or any(
+            "schedkit.milp.cpsat" in _cmdline(c) for c in parent.children()), timeout)
     else:
         assert _wait_for(lambda: marker in log.read_text(errors="replace") or process.poll() is not None, timeout)
-        time.sleep(1.0)
+    time.sleep(1.0)
     assert process.poll() is None, log.read_text()
 
 
-#: (method flags, the log line after which the exact solver runs (``None``: wait 4 s), signal)
+#: (method flags, the log line after which the exact solver runs (``None``: see _started), signal)
 RUNS = {
     "milp-race-int": (["-m", "milp", "-v"], "Starting CP-SAT", signal.SIGINT),
     "milp-highs-term": (["-m", "milp", "--solver", "highs", "-v"], "Running HiGHS", signal.SIGTERM),
@@ -110,12 +113,19 @@ def test_export_stopped_by_sigterm_leaves_no_partial_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.yaml"]
 
 
+def _cmdline(process: psutil.Process) -> str:
+    try:
+        return " ".join(process.cmdline())
+    except psutil.Error:  # (it ended meanwhile)
+        return ""
+
+
 def _worker_of(parent: psutil.Process, timeout: float = 15.0) -> psutil.Process:
     """The CP-SAT worker process that ``parent`` started."""
     found: list[psutil.Process] = []
 
     def look() -> bool:
-        found[:] = [c for c in parent.children(recursive=True) if "schedkit.milp.cpsat" in " ".join(c.cmdline())]
+        found[:] = [c for c in parent.children(recursive=True) if "schedkit.milp.cpsat" in _cmdline(c)]
         return bool(found)
 
     assert _wait_for(look, timeout), "no CP-SAT worker started"
