@@ -39,7 +39,7 @@ import signal
 import threading
 from typing import Callable, Iterator
 
-__all__ = ["SIGNALS", "received", "take", "clear", "handled", "deferred", "exit_status"]
+__all__ = ["SIGNALS", "received", "take", "clear", "scope", "handled", "deferred", "exit_status"]
 
 #: The signals a run stops on.
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -70,6 +70,31 @@ def take() -> int | None:
 def clear() -> None:
     """Forget any signal received (a new run begins)."""
     take()
+
+
+_runs = threading.local()
+
+
+@contextlib.contextmanager
+def scope() -> Iterator[None]:
+    """Within: a method runs (:meth:`~schedkit.methods.Method.result`). The outermost run of a
+    thread begins by forgetting a signal that no run took (a ``run()`` called directly).
+
+    Examples
+    --------
+    >>> _record(signal.SIGINT)       # left behind by a run nobody took it from
+    >>> with scope():
+    ...     print(received())
+    None
+    """
+    depth = getattr(_runs, "depth", 0)
+    if depth == 0:
+        clear()
+    _runs.depth = depth + 1
+    try:
+        yield
+    finally:
+        _runs.depth = depth
 
 
 def _raise(signum: int, frame) -> None:

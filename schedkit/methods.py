@@ -132,7 +132,8 @@ class Method:
         check_batchable(problem, blocks)  # channels under a workload: not defined yet, before any work
         began = time.perf_counter()
         try:
-            result = self.run_batches(problem) if problem.inputs > 1 else self.run(problem)
+            with interrupt.scope():
+                result = self.run_batches(problem) if problem.inputs > 1 else self.run(problem)
         except Interrupted as stop:
             if stop.result is None or stop.problem is not problem:  # (a part's answer is not this one's)
                 raise Interrupted(None, stop.signum, problem) from None
