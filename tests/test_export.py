@@ -42,11 +42,17 @@ def test_round_trip_gives_the_solve_makespan(tmp_path, suffix, path):
     solution = tmp_path / "model.sol"
     bound = run_highs(model, solution)
     direct = schedkit.solve(problem, "milp")
-    # The solver's word "Optimal" proves nothing here: without its bound, feasible.
+    # HiGHS writes its bound into the file (Objective_bound): that bound, not the word
+    # "Optimal", proves the optimum.
     external = load_solution(built, solution)
-    assert external.status == "feasible" and external.bound < external.makespan
+    assert external.status == "optimal" and external.bound == pytest.approx(bound)
     assert external.makespan == pytest.approx(direct.makespan, rel=1e-6)
     assert external.violations(problem) == []
+    # Without its bound line the solver's word proves nothing: feasible.
+    lines = [ln for ln in solution.read_text().splitlines() if not ln.startswith("Objective_bound")]
+    solution.write_text("\n".join(lines) + "\n")
+    unproven = load_solution(built, solution)
+    assert unproven.status == "feasible" and unproven.bound < unproven.makespan
     proven = load_solution(built, solution, bound=bound)
     assert proven.status == "optimal" and proven.makespan == pytest.approx(direct.makespan, rel=1e-6)
 
@@ -75,7 +81,9 @@ def test_cli_export_and_load_solution_match_solve(tmp_path, capsys):
     run_highs(model, solution)
     assert main(["load-solution", str(TOPCUOGLU), str(solution), "-o", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "status=feasible makespan=73" in printed
+    assert "status=optimal makespan=73 bound=73 gap=0.00%" in printed  # the file's Objective_bound
+    assert main(["load-solution", str(TOPCUOGLU), str(solution), "--bound", "60", "-o", str(out)]) == 0
+    assert "status=feasible makespan=73 bound=60" in capsys.readouterr().out  # --bound, not the file's
     assert main(["load-solution", str(TOPCUOGLU), str(solution), "--bound", "73", "-o", str(out)]) == 0
     assert "status=optimal makespan=73 bound=73 gap=0.00%" in capsys.readouterr().out
     schedule = schedkit.Schedule.load(out)
@@ -104,5 +112,5 @@ def test_solution_without_any_value_or_file(tmp_path):
     (tmp_path / "prose.sol").write_text("nothing here\n")
     with pytest.raises(ScheduleError, match="line 1: column 'nothing' is not in the model"):
         load_solution(built, tmp_path / "prose.sol")
-    with pytest.raises(ScheduleError, match="cannot read"):
+    with pytest.raises(ScheduleError, match="absent.sol: no such file"):
         read_solution(tmp_path / "absent.sol", {})
