@@ -19,10 +19,10 @@ Examples
 >>> _ = write_model(built, folder / "tiny.lp")
 >>> h = highspy.Highs(); h.silent(); _ = h.readModel(str(folder / "tiny.lp")); _ = h.run()
 >>> _ = h.writeSolution(str(folder / "tiny.sol"), 0)
->>> schedule = load_solution(built, folder / "tiny.sol")        # HiGHS said "Optimal"...
->>> schedule.status, round(schedule.makespan, 5), round(schedule.bound, 3)   # ...unproven here
-('feasible', 4.51625, 3.483)
->>> bound = h.getInfo().mip_dual_bound                            # the solver's proven bound
+>>> schedule = load_solution(built, folder / "tiny.sol")   # the file carries HiGHS's Objective_bound
+>>> schedule.status, round(schedule.makespan, 5), round(schedule.bound, 3)
+('optimal', 4.51625, 4.516)
+>>> bound = h.getInfo().mip_dual_bound                            # a bound given by hand counts too
 >>> load_solution(built, folder / "tiny.sol", bound=bound).status
 'optimal'
 """
