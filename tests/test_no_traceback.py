@@ -71,7 +71,15 @@ def test_wrong_types_in_the_python_api_are_schedkit_errors(call, words):
         call()
 
 
+PLATFORM = {"devices": [{"name": "g", "peak_flops": 1, "memory_bandwidth": 1}]}
+
+
 def _api_calls():
+    from schedkit.importers import convert
+    from schedkit.importers.jssp import parse_jssp
+    from schedkit.importers.moirai import load_moirai
+    from schedkit.importers.onnx import Onnx, parse_shapes
+    from schedkit.importers.platform import load_platform
     from schedkit.milp import Milp
     from schedkit.report import render
     from schedkit.validate import validate, verdict
@@ -94,6 +102,14 @@ def _api_calls():
         "render(None, s)": (lambda: render("html", None, schedule), "expected a Problem, not NoneType"),
         "render(p, None)": (lambda: render("trace", problem, None), "expected a Schedule, not NoneType"),
         "write(None)": (lambda: schedule.write(None), "expected a file path"),
+        "convert(path=None)": (lambda: convert("jssp", None), "expected a file path"),
+        "convert(path=list)": (lambda: convert("msr", [TINY]), "expected a file path"),
+        "parse_jssp(None)": (lambda: parse_jssp(None), "expected job-shop text (str), not NoneType"),
+        "parse_jssp(bytes)": (lambda: parse_jssp(b"1 1\n0 1\n"), "not bytes"),
+        "parse_shapes(int)": (lambda: parse_shapes(3), "--shape: expected NAME=D1,D2,... strings"),
+        "onnx(path=None)": (lambda: Onnx().read(None, platform=PLATFORM), "expected a file path"),
+        "moirai(path=None)": (lambda: load_moirai(None), "expected a file path"),
+        "platform(path=int)": (lambda: load_platform(3), "expected a file path"),
     }
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from schedkit.errors import ProblemError
+from schedkit.errors import ProblemError, expect
 from schedkit.importers.base import Importer, register_importer
 from schedkit.problem.spec import read_text
 
@@ -83,6 +83,7 @@ def parse_jssp(text: str, name: str = "jssp", source: str | None = None) -> dict
     schedkit.errors.ProblemError: few: job 0: 1 operation, expected 2 (one per machine)
     """
     where = source or name
+    expect(text, str, "job-shop text (str)", ProblemError)
     lines = [ln.split("#", 1)[0].split() for ln in text.splitlines()]
     lines = [ln for ln in lines if ln]
     if not lines:

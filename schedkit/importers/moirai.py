@@ -49,6 +49,7 @@ from typing import Any
 
 from schedkit.errors import ProblemError
 from schedkit.importers.base import Importer, register_importer
+from schedkit.problem.spec import file_path
 
 __all__ = ["Moirai", "parse_moirai", "load_moirai"]
 
@@ -90,7 +91,7 @@ def load_moirai(path: str | Path) -> dict:
     ('GoogLeNet', 141, {'name': 'd0', 'memory': 495848000000})
     """
     xlrd = Moirai().need("xlrd")
-    path = Path(path)
+    path = file_path(path)
     if not path.exists():
         raise ProblemError(f"{path}: no such file")
     try:

@@ -38,6 +38,7 @@ from schedkit.importers.base import Importer, register_importer
 from schedkit.importers.onnx_costs import OpCall, op_cost
 from schedkit.importers.onnx_graph import Node, operator_graph, unique_names
 from schedkit.importers.platform import Platform, load_platform, parse_platform
+from schedkit.problem.spec import file_path
 
 __all__ = ["Onnx", "OnnxImportWarning", "parse_shapes"]
 
@@ -69,6 +70,8 @@ def parse_shapes(items: Any) -> dict[str, tuple[int, ...]]:
     """
     if not items:
         return {}
+    if not isinstance(items, (str, list, tuple, dict)):
+        raise ProblemError(f"--shape: expected NAME=D1,D2,... strings or a dict, not {type(items).__name__}")
     if isinstance(items, dict):
         entries = [(str(k), list(v) if isinstance(v, (list, tuple)) else [v], f"{k}={v}")
                    for k, v in items.items()]
@@ -131,7 +134,7 @@ class Onnx(Importer):
         elif not isinstance(platform, Platform):
             platform = load_platform(platform)
         onnx = self.need("onnx")
-        path = Path(path)
+        path = file_path(path)
         model = _load(onnx, path)
         _fix_input_shapes(model, parse_shapes(shape), path)
         try:

@@ -337,9 +337,7 @@ def read_text(path: Any, error: type[SchedkitError] = ProblemError) -> str:
     ...
     schedkit.errors.ProblemError: expected a file path (str or pathlib.Path), not NoneType
     """
-    if not isinstance(path, (str, Path)) or not str(path):
-        raise error(f"expected a file path (str or pathlib.Path), not {_type_name(path)}")
-    path = Path(path)
+    path = file_path(path, error)
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -351,8 +349,22 @@ def read_text(path: Any, error: type[SchedkitError] = ProblemError) -> str:
         raise error(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
-def _type_name(value: Any) -> str:
-    return "an empty path" if isinstance(value, (str, Path)) else type(value).__name__
+def file_path(path: Any, error: type[SchedkitError] = ProblemError) -> Path:
+    """``path`` as a ``Path`` when it is a non-empty ``str`` or ``Path``, else a one-line ``error``.
+
+    Examples
+    --------
+    >>> file_path("examples/tiny.yaml").name
+    'tiny.yaml'
+    >>> file_path(["examples/tiny.yaml"])
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.ProblemError: expected a file path (str or pathlib.Path), not list
+    """
+    if not isinstance(path, (str, Path)) or not str(path):
+        given = "an empty path" if isinstance(path, (str, Path)) else type(path).__name__
+        raise error(f"expected a file path (str or pathlib.Path), not {given}")
+    return Path(path)
 
 
 def parse_json(text: str, source: str, error: type[SchedkitError] = ProblemError) -> Any:
