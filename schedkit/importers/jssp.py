@@ -18,7 +18,7 @@ from pathlib import Path
 
 from schedkit.errors import ProblemError, expect
 from schedkit.importers.base import Importer, register_importer
-from schedkit.problem.spec import read_text
+from schedkit.problem.reading import read_text
 
 __all__ = ["Jssp", "parse_jssp", "load_jssp"]
 

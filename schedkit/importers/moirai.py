@@ -49,7 +49,7 @@ from typing import Any
 
 from schedkit.errors import ProblemError
 from schedkit.importers.base import Importer, register_importer
-from schedkit.problem.spec import file_path
+from schedkit.problem.reading import file_path
 
 __all__ = ["Moirai", "parse_moirai", "load_moirai"]
 

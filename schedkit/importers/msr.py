@@ -43,7 +43,7 @@ from typing import Any
 
 from schedkit.errors import ProblemError
 from schedkit.importers.base import Importer, register_importer
-from schedkit.problem.spec import parse_json, read_text
+from schedkit.problem.reading import parse_json, read_text
 
 __all__ = ["Msr", "parse_msr", "load_msr"]
 

@@ -38,7 +38,7 @@ from schedkit.importers.base import Importer, register_importer
 from schedkit.importers.onnx_costs import OpCall, op_cost
 from schedkit.importers.onnx_graph import Node, operator_graph, unique_names
 from schedkit.importers.platform import Platform, load_platform, parse_platform
-from schedkit.problem.spec import file_path
+from schedkit.problem.reading import file_path
 
 __all__ = ["Onnx", "OnnxImportWarning", "parse_shapes"]
 

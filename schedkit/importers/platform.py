@@ -31,7 +31,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from schedkit.errors import ProblemError
-from schedkit.problem.spec import Name, NonNegative, Positive, read_data
+from schedkit.problem.reading import read_data
+from schedkit.problem.spec import Name, NonNegative, Positive
 from schedkit.registry import one_line
 
 __all__ = ["PLATFORM_FORMAT", "TIME_UNITS", "Platform", "RooflineDevice", "PlatformLink",

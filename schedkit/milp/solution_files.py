@@ -107,7 +107,7 @@ def read_solution(path: str | Path, names) -> SolutionFile:
     an unreadable file, a value that is not a number, a column the model does not have, or
     a file with no value at all.
     """
-    from schedkit.problem.spec import read_text
+    from schedkit.problem.reading import read_text
 
     text = read_text(path, ScheduleError)
     path = Path(path)

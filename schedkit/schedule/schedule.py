@@ -119,7 +119,7 @@ class Schedule(BaseModel):
         ...
         schedkit.errors.ScheduleError: schedule: malformed JSON: duplicate key 'method'
         """
-        from schedkit.problem.spec import parse_json
+        from schedkit.problem.reading import parse_json
 
         if not isinstance(text, (str, bytes, bytearray)):
             raise ScheduleError(f"{source}: expected JSON text, not {type(text).__name__}")
@@ -143,7 +143,7 @@ class Schedule(BaseModel):
     @classmethod
     def load(cls, path: str | Path) -> Schedule:
         """Read a schedule file (JSON, or YAML by suffix), with a one-line error when malformed."""
-        from schedkit.problem.spec import read_data, read_text
+        from schedkit.problem.reading import read_data, read_text
 
         if Path(str(path)).suffix.lower() in (".yaml", ".yml"):
             data = read_data(path, ScheduleError)
