@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from schedkit.blocks import BLOCKS, block_from_data
+from schedkit.blocks import BLOCKS, Block, block_from_data
 from schedkit.errors import FormulationError, InvalidScheduleError, ProblemError, ScheduleError, expect
 from schedkit.numerics import shorter
 from schedkit.problem.bounds import formulation_bound
@@ -259,8 +259,9 @@ def verdict(problem, schedule, blocks=None) -> Verdict:
 
     expect(problem, Problem, "a Problem", ProblemError)
     expect(schedule, Schedule, "a Schedule", ScheduleError)
-    if blocks is not None:
-        expect(blocks, (list, tuple), "a list of blocks", FormulationError)
+    if blocks is not None:  # (names and data as in a formulation file are blocks too)
+        blocks = [b if isinstance(b, Block) else block_from_data(b)
+                  for b in expect(blocks, (list, tuple), "a list of blocks", FormulationError)]
     judge, out = judged_blocks(problem, schedule, blocks)
     source = list(blocks if blocks is not None else recorded_blocks(schedule) or ())
     notes = ignored_data(problem, source + [b for b in judge if b not in source])

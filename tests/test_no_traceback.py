@@ -1,12 +1,13 @@
 """No traceback anywhere: every reader, picture option and API entry point given bad input
 answers with one line naming it, a non-zero exit and no output file (issue 27, item 5)."""
 
+import re
 from pathlib import Path
 
 import pytest
 
 from bad_inputs import UNREADABLE
-from schedkit import Problem, SchedkitError, Schedule, solve
+from schedkit import Formulation, Problem, SchedkitError, Schedule, solve
 from schedkit.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -185,3 +186,26 @@ def test_formulation_files_of_the_wrong_shape(tmp_path, capfd, command, case):
             "validate": ["validate", TINY, schedule, "-f", formulation],
             "report": ["report", TINY, schedule, "-f", formulation, "-o", out]}[command]
     one_line_error(capfd, main([str(a) for a in argv]), out)
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: Formulation(blocks=3), "formulation 'custom': blocks: Input should be a valid tuple"),
+    (lambda: Formulation(name=[1], blocks=()), "name: Input should be a valid string"),
+    (lambda: Formulation(objective=1, blocks=()), "objective: Input should be a valid string"),
+    (lambda: Formulation(blocks=(), colour="red"), "colour"),
+])
+def test_formulations_made_in_python_with_wrong_types(make, words):
+    with pytest.raises(SchedkitError, match=re.escape(words)):
+        make()
+
+
+@pytest.mark.parametrize("blocks, words", [([3], "a block is a name or a one-key mapping, got 3"),
+                                           ("memory", "expected a list of blocks, not str"),
+                                           ([{"memory": 1}], "block 'memory'")])
+def test_the_validator_takes_blocks_as_data_or_says_why_not(blocks, words):
+    from schedkit.validate import validate
+
+    problem = Problem.load(TINY)
+    with pytest.raises(SchedkitError, match=re.escape(words)):
+        validate(problem, solve(problem, "heft"), blocks)
+    validate(problem, solve(problem, "heft"), ["assignment", {"memory": {}}])  # names and data are blocks

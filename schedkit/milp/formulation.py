@@ -54,6 +54,18 @@ class Formulation(BaseModel):
         OBJECTIVES.get(value)  # one-line error naming the known objectives
         return value
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _one_line(cls, data: Any, handler: Any) -> Formulation:
+        # A field of the wrong type (a name or objective that is not a string, blocks that are
+        # not a list of blocks): one line naming it, in Python as from a file.
+        try:
+            return handler(data)
+        except ValidationError as exc:
+            if not isinstance(data, dict):  # (not a construction: pydantic trying a union member)
+                raise
+            raise FormulationError(one_line(exc, prefix=f"formulation '{data.get('name', 'custom')}'")) from None
+
     @model_validator(mode="after")
     def _complete(self) -> Formulation:
         kinds = [b.kind for b in self.blocks]
@@ -98,12 +110,9 @@ class Formulation(BaseModel):
         description = data.get("description")
         if description is not None and not isinstance(description, str):
             raise FormulationError("a formulation's 'description' is a string")
-        name = name or data.get("name", "custom")
-        try:
-            return cls(name=name, description=description, objective=data.get("objective", "makespan"),
-                       blocks=tuple(block_from_data(b) for b in blocks))
-        except ValidationError as exc:  # a name or objective that is not a string
-            raise FormulationError(one_line(exc, data, prefix=f"formulation '{name}'")) from None
+        return cls(name=name or data.get("name", "custom"), description=description,
+                   objective=data.get("objective", "makespan"),
+                   blocks=tuple(block_from_data(b) for b in blocks))
 
     @classmethod
     def load(cls, path: str | Path) -> Formulation:
