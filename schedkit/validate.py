@@ -27,11 +27,11 @@ import math
 from typing import NamedTuple
 
 from schedkit.blocks import BLOCKS, Block, block_from_data
-from schedkit.errors import FormulationError, InvalidScheduleError, ProblemError, ScheduleError, expect
+from schedkit.errors import FormulationError, InvalidScheduleError, ProblemError, expect
 from schedkit.numerics import shorter
 from schedkit.problem.bounds import formulation_bound
 from schedkit.registry import Registry
-from schedkit.schedule.checks import consistency_violations, row_violations, status_violations
+from schedkit.schedule.checks import consistency_violations, expect_schedule, row_violations, status_violations
 
 __all__ = ["PRESETS", "Verdict", "canonical", "consistency_violations", "ignored_data", "judged_blocks",
            "recorded_blocks", "register_preset", "row_violations", "semantic_blocks", "status_violations",
@@ -255,10 +255,9 @@ def verdict(problem, schedule, blocks=None) -> Verdict:
     ([], ["the problem gives memory capacities, which the formulation ignores (it has no 'memory' block)"])
     """
     from schedkit.problem import Problem
-    from schedkit.schedule import Schedule
 
     expect(problem, Problem, "a Problem", ProblemError)
-    expect(schedule, Schedule, "a Schedule", ScheduleError)
+    expect_schedule(schedule)
     if blocks is not None:  # (names and data as in a formulation file are blocks too)
         blocks = [b if isinstance(b, Block) else block_from_data(b)
                   for b in expect(blocks, (list, tuple), "a list of blocks", FormulationError)]

@@ -13,12 +13,32 @@ from __future__ import annotations
 
 import math
 
+from schedkit.errors import ScheduleError
 from schedkit.numerics import OPTIMAL_GAP, closed, lasts, time_tolerance
 from schedkit.schedule.batched import is_batched
 
 #: What a status without rows claims, which no check of rows can confirm.
 UNVERIFIABLE = {"infeasible": "claims that no schedule exists: a proof the validator cannot check",
                 "no_solution": "has no schedule: nothing the validator can check"}
+
+
+def expect_schedule(value):
+    """``value`` when it has a schedule's fields, else a one-line
+    :class:`~schedkit.errors.ScheduleError` naming the type given.
+
+    (The check reads fields, not the class: the validator cannot import
+    :class:`~schedkit.schedule.Schedule`, whose ``validate()`` imports the validator.)
+
+    Examples
+    --------
+    >>> expect_schedule("s.json")
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.ScheduleError: expected a Schedule, not str
+    """
+    if not all(hasattr(value, name) for name in ("tasks", "transfers", "status", "makespan", "formulation")):
+        raise ScheduleError(f"expected a Schedule, not {type(value).__name__}")
+    return value
 
 
 def status_violations(schedule) -> list[str]:
