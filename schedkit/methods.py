@@ -130,6 +130,8 @@ class Method:
         blocks = self.blocks(problem)
         symmetry_blocks(problem, blocks)  # a group of devices that differ: one line, before any work
         check_batchable(problem, blocks)  # channels under a workload: not defined yet, before any work
+        for block in blocks:  # a block's own data checks (memory_timeline's): bad input, not "no schedule"
+            block.applies_to(problem)
         began = time.perf_counter()
         try:
             with interrupt.scope():

@@ -1,6 +1,7 @@
 """The ``schedkit`` command line: commands, exit codes, and one-line errors without output files."""
 
 import argparse
+import contextlib
 import json
 import shutil
 import subprocess
@@ -432,3 +433,30 @@ def test_describe_shows_a_formulation_name_escaped(tmp_path, capfd, name, form):
     assert main(["describe", str(path), "--format", form]) == 0
     out = capfd.readouterr().out
     assert printable(name) in out and not {c for c in name if printable(c) != c} & set(out)
+
+
+@pytest.mark.parametrize("method", ["heft", "greedy", "annealing", "milp"])
+def test_bad_data_is_not_no_schedule(tmp_path, capfd, method):
+    # A block's own data check (memory_timeline lifetime: a negative output size) is bad input:
+    # exit 1 and a plain ProblemError, never the 'no schedule' of an infeasible problem.
+    from schedkit import Problem, solve
+    from schedkit.errors import NoScheduleError, ProblemError
+
+    path = tmp_path / "neg.yaml"
+    path.write_text("devices: [{name: a, memory: 10}, {name: b, memory: 10}]\n"
+                    "links: [{src: a, dst: b, bandwidth: 1}]\n"
+                    "tasks: [{name: x, work: 1, activation_memory: -1}, {name: y, work: 1}]\n"
+                    "edges: [{src: x, dst: y, size: 1}]\n")
+    formulation = {"blocks": ["assignment", "placement", "precedence", "no_overlap",
+                              {"memory_timeline": {"mode": "lifetime"}}]}
+    with pytest.raises(ProblemError, match="activation_memory -1 is negative") as info:
+        solve(Problem.load(path), method, formulation=formulation)
+    assert not isinstance(info.value, NoScheduleError)
+    (tmp_path / "lt.yaml").write_text(json.dumps(formulation))
+    assert main(["solve", str(path), "-m", method, "-f", str(tmp_path / "lt.yaml")]) == 1
+    for case, text in INFEASIBLE.items():
+        (tmp_path / f"{case}.yaml").write_text(text)
+        # (milp proves it: a result with status infeasible, no exception)
+        with pytest.raises(NoScheduleError) if method != "milp" else contextlib.nullcontext():
+            schedule = solve(Problem.load(tmp_path / f"{case}.yaml"), method)
+            assert schedule.status == "infeasible" and not schedule.tasks
