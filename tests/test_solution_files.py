@@ -144,6 +144,9 @@ def test_a_solution_of_another_formulation_is_refused(solved):
     ("<CPLEXSolution><variables><variable name='makespan'/></variables></CPLEXSolution>",
      "a <variable> without name or value"),
     ("<CPLEXSolution><variables>", "malformed XML"),
+    # a line of a file given by mistake is quoted by its start, not in full
+    ("[" * 100_000 + "\n", r"expected 'name value', got '\[{80}\.\.\. \(100000 characters\)'$"),
+    ("x" * 50_000 + " 1\n", r"column 'x{80}\.\.\. \(50000 characters\)' is not in the model"),
 ])
 def test_malformed_solution_files_are_one_line_errors(tmp_path, text, words):
     path = tmp_path / "bad.sol"

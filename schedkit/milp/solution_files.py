@@ -131,8 +131,13 @@ def _where(path: Path, number: int | None) -> str:
 
 def _value(path: Path, number: int | None, token: str) -> float:
     if not _NUMBER.match(token):  # 'nan' included
-        raise ScheduleError(f"{_where(path, number)}: '{token}' is not a number")
+        raise ScheduleError(f"{_where(path, number)}: '{_clip(token)}' is not a number")
     return float(token)
+
+
+def _clip(text: str, most: int = 80) -> str:
+    # A line of a file given by mistake may be megabytes long: the message quotes its start.
+    return text if len(text) <= most else text[:most] + f"... ({len(text)} characters)"
 
 
 def _finite(value: float) -> float | None:
@@ -142,7 +147,7 @@ def _finite(value: float) -> float | None:
 
 def _known(path: Path, number: int | None, name: str, names) -> str:
     if name not in names:
-        raise ScheduleError(f"{_where(path, number)}: column '{name}' is not in the model (was it exported "
+        raise ScheduleError(f"{_where(path, number)}: column '{_clip(name)}' is not in the model (was it exported "
                             f"with another problem or formulation? see -f)")
     return name
 
@@ -167,7 +172,7 @@ def _highs_raw(path: Path, lines: list[str], names) -> SolutionFile:
                 found.bound = _finite(_value(path, number, tokens[1]))
             continue
         if len(tokens) != 2:
-            raise ScheduleError(f"{path}: line {number}: expected 'name value', got '{text}'")
+            raise ScheduleError(f"{path}: line {number}: expected 'name value', got '{_clip(text)}'")
         name = _known(path, number, tokens[0], names)
         found.values[name] = _value(path, number, tokens[1])
     return found
@@ -198,7 +203,7 @@ def _highs_pretty(path: Path, lines: list[str], names) -> SolutionFile:
         # primal (and dual); the last two tokens are the type and the name.
         numbers = [t for t in tokens[1:-2] if _NUMBER.match(t)]
         if len(numbers) < 3:
-            raise ScheduleError(f"{path}: line {number}: no primal value in '{text}'")
+            raise ScheduleError(f"{path}: line {number}: no primal value in '{_clip(text)}'")
         name = _known(path, number, tokens[-1], names)
         found.values[name] = _value(path, number, numbers[2])
     return found
@@ -229,10 +234,10 @@ def _name_value(path: Path, lines: list[str], names) -> SolutionFile:
         tokens = text.split()
         if found.format == "cbc":
             if len(tokens) < 3:
-                raise ScheduleError(f"{path}: line {number}: expected 'index name value', got '{text}'")
+                raise ScheduleError(f"{path}: line {number}: expected 'index name value', got '{_clip(text)}'")
             tokens = tokens[1:]
         if len(tokens) < 2:
-            raise ScheduleError(f"{path}: line {number}: expected 'name value', got '{text}'")
+            raise ScheduleError(f"{path}: line {number}: expected 'name value', got '{_clip(text)}'")
         name = _known(path, number, tokens[0], names)
         found.values[name] = _value(path, number, tokens[1])
     return found
