@@ -166,3 +166,17 @@ def _escape(match: re.Match) -> str:
     char = match.group()
     code = ord(char)
     return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def quoted(value: object, most: int = 60) -> str:
+    """``repr(value)`` for a message, its start only when long (a value from a file may be megabytes).
+
+    Examples
+    --------
+    >>> quoted("fast")
+    "'fast'"
+    >>> quoted("x" * 1000)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (1002 characters)"
+    """
+    text = repr(value)
+    return text if len(text) <= most else f"{text[:most]}... ({len(text)} characters)"

@@ -101,6 +101,10 @@ CASES = [
     ("integer_beyond_float_yaml", ".yaml",
      "devices: [{name: gpu, memory: %d}]\ntasks: [{name: a, work: 1}]\n" % -10**400,
      ["device 'gpu' memory", "an integer of 401 digits"]),
+    # a value pasted by mistake is quoted by its start, not in full
+    ("value_a_megabyte_long", ".json", _json(_base(tasks=[_task(durations={"gpu": "x" * 10**6, "cpu": 2}), _task("b")])),
+     ["task 'a'", "durations.gpu", "not a number: 'xxxxx", "... (1000002 characters)"]),
+    ("format_a_megabyte_long", ".json", _json(_base(format="y" * 10**6)), ["unsupported format 'yyy", "(1000002 characters)"]),
 ]
 
 #: Files no reader may fail on with a traceback: ``(id, suffix, bytes, words of the one-line error)``.

@@ -47,7 +47,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from schedkit.errors import ProblemError
+from schedkit.errors import ProblemError, quoted
 from schedkit.importers.base import Importer, register_importer
 from schedkit.problem.reading import file_path
 
@@ -254,12 +254,12 @@ def _ids(cell: Any, where: str, single: bool = False) -> list[int]:
         return []
     texts = [cell] if isinstance(cell, float) else str(cell).split(",")
     if single and len(texts) != 1:
-        raise ProblemError(f"{where}: expected one id, got {cell!r}")
+        raise ProblemError(f"{where}: expected one id, got {quoted(cell)}")
     ids = []
     for text in texts:
         value = _number(text, where)
         if not float(value).is_integer():
-            raise ProblemError(f"{where}: expected whole-number ids, got {cell!r}")
+            raise ProblemError(f"{where}: expected whole-number ids, got {quoted(cell)}")
         ids.append(int(value))
     return ids
 
@@ -271,7 +271,7 @@ def _number(value: Any, where: str) -> float:
     except ValueError:
         number = math.nan
     if not math.isfinite(number) or number < 0:
-        raise ProblemError(f"{where}: expected a number >= 0, got {value!r}")
+        raise ProblemError(f"{where}: expected a number >= 0, got {quoted(value)}")
     return number
 
 

@@ -41,7 +41,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from schedkit.errors import ProblemError
+from schedkit.errors import ProblemError, quoted
 from schedkit.importers.base import Importer, register_importer
 from schedkit.problem.reading import parse_json, read_text
 
@@ -72,7 +72,7 @@ class Msr(Importer):
 def _number(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or value < 0:
-        raise ProblemError(f"{where}: expected a finite number >= 0, got {value!r}")
+        raise ProblemError(f"{where}: expected a finite number >= 0, got {quoted(value)}")
     return value
 
 
@@ -88,7 +88,7 @@ def _is_key(value: Any) -> bool:
 def _count(data: dict, key: str, given: int | None, name: str) -> int:
     value = data.get(key) if given is None else given
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ProblemError(f"{name}: '{key}' must be an integer >= 0, got {value!r}")
+        raise ProblemError(f"{name}: '{key}' must be an integer >= 0, got {quoted(value)}")
     return value
 
 
@@ -165,10 +165,10 @@ def parse_msr(data: Any, name: str = "msr", *, cpus: int | None = None,
         for key in ("id", "name", "colorClass"):
             if node.get(key) is not None and not _is_key(node[key]):
                 raise ProblemError(f"{name}: node #{k}: '{key}' must be an integer or a string, "
-                                   f"got {node[key]!r}")
+                                   f"got {quoted(node[key])}")
         if node.get("supportedOnFpga", 1) not in (0, 1):
             raise ProblemError(f"{name}: node #{k}: 'supportedOnFpga' must be 0 or 1, "
-                               f"got {node['supportedOnFpga']!r}")
+                               f"got {quoted(node['supportedOnFpga'])}")
         label = f"{name}: node {node['id']}"
         for key in ("cpuLatency", "fpgaLatency"):
             if key not in node:
@@ -186,7 +186,7 @@ def parse_msr(data: Any, name: str = "msr", *, cpus: int | None = None,
         ends = (edge.get("sourceId"), edge.get("destId")) if isinstance(edge, dict) else (None, None)
         for end in ends:
             if not _is_key(end) or end not in by_id:
-                raise ProblemError(f"{name}: edge #{k}: unknown node id {end!r}")
+                raise ProblemError(f"{name}: edge #{k}: unknown node id {quoted(end)}")
         where = f"{name}: edge {by_id[ends[0]]}->{by_id[ends[1]]}"
         if ends[0] in kept and ends[1] in kept:
             edges.append({"src": by_id[ends[0]], "dst": by_id[ends[1]],

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from schedkit.errors import ProblemError
+from schedkit.errors import ProblemError, quoted
 from schedkit.problem.reading import read_data
 from schedkit.problem.spec import Name, NonNegative, Positive
 from schedkit.registry import one_line
@@ -213,7 +213,7 @@ def parse_platform(data: Any, source: str = "platform") -> Platform:
         raise ProblemError(f"{source}: expected a mapping with 'devices' (a {PLATFORM_FORMAT} file)")
     fmt = data.get("format", PLATFORM_FORMAT)
     if fmt != PLATFORM_FORMAT:
-        raise ProblemError(f"{source}: unsupported format {fmt!r} (expected {PLATFORM_FORMAT!r})")
+        raise ProblemError(f"{source}: unsupported format {quoted(fmt)} (expected {PLATFORM_FORMAT!r})")
     try:
         return Platform.model_validate(data)
     except ValidationError as exc:

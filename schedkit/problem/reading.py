@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from schedkit.errors import ProblemError, SchedkitError
+from schedkit.errors import ProblemError, SchedkitError, quoted
 
 __all__ = ["file_path", "read_text", "parse_json", "parse_yaml", "read_data"]
 
@@ -32,7 +32,7 @@ class _UniqueKeys(yaml.SafeLoader):
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
             if isinstance(key, (str, int, float, bool)) and key in seen:
-                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}",
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {quoted(key)}",
                                                         key_node.start_mark)
             seen.add(key)
         return super().construct_mapping(node, deep)
@@ -42,7 +42,7 @@ def _unique_pairs(pairs: list) -> dict:
     seen: dict = {}
     for key, value in pairs:
         if key in seen:
-            raise ValueError(f"duplicate key {key!r}")
+            raise ValueError(f"duplicate key {quoted(key)}")
         seen[key] = value
     return seen
 

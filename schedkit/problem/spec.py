@@ -35,7 +35,7 @@ from pydantic import (
     model_validator,
 )
 
-from schedkit.errors import ProblemError
+from schedkit.errors import ProblemError, quoted
 from schedkit.numerics import fits
 from schedkit.problem.reading import read_data
 from schedkit.registry import one_line
@@ -50,7 +50,7 @@ def _to_number(value: Any) -> float:
     # YAML 1.1 reads ``16e9`` (no dot) as a string: accept numeric strings, but
     # nothing that is not a finite number (booleans are ints in Python: refuse them).
     if isinstance(value, bool):
-        raise ValueError(f"not a number: {value!r}")
+        raise ValueError(f"not a number: {quoted(value)}")
     if isinstance(value, int) and abs(value) > _LARGEST_FLOAT:  # float() would raise OverflowError
         raise ValueError(f"not a finite number: an integer of {len(str(abs(value)))} digits")
     if isinstance(value, (int, float)):
@@ -59,11 +59,11 @@ def _to_number(value: Any) -> float:
         try:
             number = float(value.strip())
         except ValueError:
-            raise ValueError(f"not a number: {value!r}") from None
+            raise ValueError(f"not a number: {quoted(value)}") from None
     else:
-        raise ValueError(f"not a number: {value!r}")
+        raise ValueError(f"not a number: {quoted(value)}")
     if not math.isfinite(number):
-        raise ValueError(f"not a finite number: {value!r}")
+        raise ValueError(f"not a finite number: {quoted(value)}")
     return number
 
 
@@ -306,7 +306,7 @@ def parse_spec(data: Any, source: str = "problem") -> ProblemSpec:
         raise ProblemError(f"{source}: expected a mapping with 'devices' and 'tasks'")
     fmt = data.get("format", FORMAT)
     if fmt != FORMAT:
-        raise ProblemError(f"{source}: unsupported format {fmt!r} (expected {FORMAT!r})")
+        raise ProblemError(f"{source}: unsupported format {quoted(fmt)} (expected {FORMAT!r})")
     try:
         return ProblemSpec.model_validate(data)
     except ValidationError as exc:
