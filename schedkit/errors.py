@@ -178,5 +178,15 @@ def quoted(value: object, most: int = 60) -> str:
     >>> quoted("x" * 1000)
     "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (1002 characters)"
     """
-    text = repr(value)
+    return shorten(repr(value), most)
+
+
+def shorten(text: str, most: int = 60) -> str:
+    """``text``, or its first ``most`` characters and its length when longer (names in messages).
+
+    Examples
+    --------
+    >>> shorten("conv1"), shorten("a" * 100, 5)
+    ('conv1', 'aaaaa... (100 characters)')
+    """
     return text if len(text) <= most else f"{text[:most]}... ({len(text)} characters)"

@@ -3,6 +3,7 @@
 import argparse
 import contextlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -460,3 +461,21 @@ def test_bad_data_is_not_no_schedule(tmp_path, capfd, method):
         with pytest.raises(NoScheduleError) if method != "milp" else contextlib.nullcontext():
             schedule = solve(Problem.load(tmp_path / f"{case}.yaml"), method)
             assert schedule.status == "infeasible" and not schedule.tasks
+
+
+@pytest.mark.parametrize("where", ["task", "device", "problem"])
+def test_a_megabyte_long_name_is_shown_by_its_start(tmp_path, capfd, where):
+    name = "n" * 10**6
+    data = {"name": name if where == "problem" else "p",
+            "devices": [{"name": name if where == "device" else "d"}],
+            "tasks": [{"name": name if where == "task" else "t", "work": 1, "memory": 1}]}
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data))
+    code = main(["solve", str(path), "-m", "heft", "--show"])
+    captured = capfd.readouterr()
+    assert code == 0 and len(captured.out) < 2000 and re.search(r"n\.\.\. \(100000\d characters\)", captured.out)
+    data["tasks"][0]["memory"] = -1
+    path.write_text(json.dumps(data))
+    assert main(["solve", str(path), "-m", "heft"]) == 1
+    err = capfd.readouterr().err
+    assert len(err) < 2000 and err.count("\n") == 1, err[:300]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
-from schedkit.errors import printable
+from schedkit.errors import printable, shorten
 
 __all__ = ["EXIT_OK", "EXIT_ERROR", "EXIT_USAGE", "EXIT_INVALID", "EXIT_NO_SCHEDULE", "EXIT_INTERRUPTED",
            "EXIT_TERMINATED", "EXIT_CODES", "finite_float", "SCHEDULE_FILES", "PROBLEM_FILES", "load_problem",
@@ -173,7 +174,8 @@ def say(*lines: object, err: bool = False) -> None:
 
     Every message and listing of the command line goes through it: names come from users'
     files, and a newline or an escape sequence in one must not split a line or act on the
-    terminal. ``err``: to stderr.
+    terminal; a run of 300 characters or more without a space is shown by its start and length
+    (:func:`~schedkit.errors.shorten`). ``err``: to stderr.
 
     Examples
     --------
@@ -183,4 +185,9 @@ def say(*lines: object, err: bool = False) -> None:
     """
     stream = sys.stderr if err else sys.stdout
     for line in lines:
-        print(printable(line), file=stream)
+        print(_LONG_RUN.sub(lambda m: shorten(m.group(), 100), printable(line)), file=stream)
+
+
+#: A run of 300 characters without a space (a name or value pasted by mistake, megabytes long):
+#: a message shows its start and its length.
+_LONG_RUN = re.compile(r"\S{300,}")

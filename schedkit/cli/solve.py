@@ -392,7 +392,7 @@ def run_solve(args: argparse.Namespace) -> int:
     if schedule.message:
         say(f"schedkit: note: {schedule.message}", err=True)
     if args.show:
-        print(format_schedule(schedule))
+        say(*format_schedule(schedule).splitlines())
     if args.output:
         schedule.write(args.output)
     if getattr(args, "plot", None) or getattr(args, "report", None):
