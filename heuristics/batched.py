@@ -25,7 +25,8 @@ Examples
 
 from __future__ import annotations
 
-from schedkit.errors import FormulationError, ProblemError
+from schedkit.blocks.batching import Batching, check_batchable
+from schedkit.errors import ProblemError
 from schedkit.problem import Problem
 from schedkit.schedule import Result
 from schedkit.schedule.unrolled import Unrolled
@@ -33,17 +34,14 @@ from schedkit.validate import violations
 
 __all__ = ["run_batches", "UNBATCHABLE"]
 
-#: Blocks whose meaning under batching is not defined yet (DESIGN, "``batching``").
-UNBATCHABLE = ("channels", "congestion", "memory_timeline")
+#: Blocks whose meaning under batching is not defined yet (DESIGN, "``batching``"; the one list).
+UNBATCHABLE = tuple(sorted(Batching.excludes))
 
 
 def run_batches(method, problem: Problem) -> Result:
     """``method.run`` on every split of ``problem``'s inputs; the shortest schedule, folded."""
     blocks = method.blocks(problem)
-    for block in blocks:
-        if block.kind in UNBATCHABLE and block.applies_to(problem):
-            raise FormulationError(f"block '{block.kind}' does not combine with batching yet "
-                                   f"(the workload asks for {problem.inputs} inputs)")
+    check_batchable(problem, blocks)  # (Method.result checked already; run_batches may be called alone)
     best, skipped = None, []
     for size in problem.batches.splits(problem):
         try:
