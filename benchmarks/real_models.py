@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ONNX_MODELS = ("densenet121", "inception_v1", "resnet50", "inception_v2", "squeezenet", "shufflenet",
                "zfnet512", "vgg19", "bvlc_alexnet")
 SINGLE = ("milp", "bridge_dp", "kedge", "merge")
+PLATFORMS = {"default": [], "nodes": ["nodes", "--nodes", "2", "--gpus", "4"]}
 EXE = [sys.executable, "-m", "schedkit.cli"]
 
 
@@ -65,15 +66,17 @@ def run(args: list[str], timeout: float) -> tuple[int, str, float, float]:
     return proc.returncode, text, time.perf_counter() - began, usage.ru_maxrss / 1024
 
 
-def instances(scratch: Path, only: set[str], models: set[str] | None) -> list[tuple[str, Path, list[str]]]:
+def instances(scratch: Path, only: set[str], models: set[str] | None,
+              platforms: set[str] | None = None) -> list[tuple[str, Path, list[str]]]:
     """``(name, problem file, extra solve arguments)``, converted on the way."""
     import onnx
 
     found = []
     if "onnx" in only:
         light = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
-        platforms = {"default": [], "nodes": ["nodes", "--nodes", "2", "--gpus", "4"]}
-        for platform, args in platforms.items():
+        for platform, args in PLATFORMS.items():
+            if platforms and platform not in platforms:
+                continue
             devices = scratch / f"platform-{platform}.json"
             if not devices.exists():
                 _convert(["generate", "platform", *args, "-o", str(devices)])
@@ -134,6 +137,7 @@ def main() -> int:
     parser.add_argument("--limit", type=float, default=60.0, help="seconds per method (default 60)")
     parser.add_argument("--only", default="onnx,msr,moirai", help="instance families (onnx, msr, moirai)")
     parser.add_argument("--models", help="comma-separated model names to keep (resnet50, bert_l-12, GoogLeNet, ...)")
+    parser.add_argument("--platforms", help="ONNX platforms to keep (default, nodes)")
     parser.add_argument("--methods", default=",".join(("heft", *SINGLE, "auto")),
                         help="methods to run (default: heft, milp, bridge_dp, kedge, merge, auto)")
     parser.add_argument("--scratch", default=str(Path(tempfile.gettempdir()) / "schedkit-real-models"),
@@ -145,7 +149,8 @@ def main() -> int:
     models = set(args.models.split(",")) if args.models else None
     methods = args.methods.split(",")
     table = []
-    for name, path, extra in instances(scratch, set(args.only.split(",")), models):
+    platforms = set(args.platforms.split(",")) if args.platforms else None
+    for name, path, extra in instances(scratch, set(args.only.split(",")), models, platforms):
         rows = []
         for method in methods:
             log(f"{name}: {method} ...")
