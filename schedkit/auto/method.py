@@ -23,7 +23,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 import signal
 import time
 from pathlib import Path
@@ -132,7 +131,7 @@ class Auto(Method):
         shape = profile(problem)
         cut_short = False
         try:
-            self._incumbent(problem, state, deadline)
+            self._incumbent(problem, state, deadline, shape.memory_limited)
             phases = self._feasible(problem, plan(shape), state, deadline)
             for k, phase in enumerate(phases):
                 if state.finished:
@@ -160,11 +159,11 @@ class Auto(Method):
             self.progress(event)
 
     # ------------------------------------------------------------------ phases
-    def _incumbent(self, problem: Problem, state: Incumbent, deadline: float | None) -> None:
-        """The list heuristics' best schedule (a heuristic that cannot place says why, in its phase)."""
+    def _incumbent(self, problem: Problem, state: Incumbent, deadline: float | None, limited: bool) -> None:
+        """The list heuristics' best schedule (a heuristic that cannot place says why, in its
+        phase); ``limited``: some device's memory is finite."""
         order = sorted(INCUMBENT_METHODS, key=lambda name: name != "greedy") \
             if len(problem.tasks) >= LARGE else INCUMBENT_METHODS
-        limited = any(math.isfinite(c) for c in problem.device_memory)
         for name in order:
             if name not in METHODS.names() or (name in MEMORY_METHODS and not limited):
                 continue
@@ -176,7 +175,7 @@ class Auto(Method):
 
     def _feasible(self, problem: Problem, phases: list[Phase], state: Incumbent, deadline: float | None) -> list[Phase]:
         """``phases`` without an exact phase whose model cannot fit even the whole time left
-        (recorded as skipped): the phases before it then get its time."""
+        (recorded as skipped): the other phases then share its time."""
         kept = []
         for phase in phases:
             why = self._too_large(problem, _left(deadline)) if phase.method == "milp" else None
