@@ -25,17 +25,17 @@ from __future__ import annotations
 
 import signal
 import time
-from pathlib import Path
 from typing import Any, Callable
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from schedkit.auto.plan import Phase, plan, share
 from schedkit.auto.profile import profile
 from schedkit.auto.state import AutoEvent, Incumbent
 from schedkit import interrupt
 from schedkit.errors import Interrupted, OptionError, SchedkitError
-from schedkit.methods import METHODS, Method, MethodOptions, register_method
+from schedkit.methods import METHODS, Method, register_method
+from schedkit.milp.method import FormulationOption
 from schedkit.problem import Problem
 from schedkit.progress import silenced
 from schedkit.schedule import Quality, Result, Termination
@@ -61,11 +61,9 @@ MEMORY_METHODS = ("chain_split",)
 LARGE = 2000
 
 
-class AutoOptions(MethodOptions):
-    """Options of the ``auto`` method."""
+class AutoOptions(FormulationOption):
+    """Options of the ``auto`` method (``formulation``: every phase's schedule must satisfy it)."""
 
-    formulation: str = Field("latency", json_schema_extra={"flag": "-f"})
-    """A preset name or a YAML/JSON formulation file: every phase's schedule must satisfy it."""
     time_limit: float | None = Field(DEFAULT_BUDGET, gt=0)
     """Wall-clock seconds for the whole method, loading and building included (``auto``:
     60 by default, ``none`` for no limit)."""
@@ -77,11 +75,6 @@ class AutoOptions(MethodOptions):
     """Where the parts of the decomposition phases run (see the decomposition methods)."""
     verbose: bool = False
     """Print each phase (method, time, schedule, bound) on standard error as it ends."""
-
-    @field_validator("formulation", mode="before")
-    @classmethod
-    def _path_to_str(cls, value):
-        return str(value) if isinstance(value, Path) else value
 
 
 @register_method("auto")

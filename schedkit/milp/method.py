@@ -21,11 +21,21 @@ from schedkit.schedule import Quality, Result, Termination
 from schedkit.timing import congestion_resource
 
 
-class MilpOptions(MethodOptions):
-    """Options of the ``milp`` method."""
+class FormulationOption(MethodOptions):
+    """The ``formulation`` option of the methods that solve a formulation (``milp``, ``auto``)."""
 
     formulation: str = Field("latency", json_schema_extra={"flag": "-f"})
     """A preset name or a YAML/JSON formulation file."""
+
+    @field_validator("formulation", mode="before")
+    @classmethod
+    def _path_to_str(cls, value):
+        return str(value) if isinstance(value, Path) else value
+
+
+class MilpOptions(FormulationOption):
+    """Options of the ``milp`` method."""
+
     solver: str = "auto"
     """``highs`` (embedded), ``cpsat`` (OR-Tools CP-SAT in a worker process, extra ``cpsat``),
     ``auto`` (both raced, see :mod:`schedkit.milp.portfolio`, where OR-Tools is installed and
@@ -74,11 +84,6 @@ class MilpOptions(MethodOptions):
         if value is not None and value < 0:
             raise ValueError("must be >= 0")
         return value
-
-    @field_validator("formulation", mode="before")
-    @classmethod
-    def _path_to_str(cls, value):
-        return str(value) if isinstance(value, Path) else value
 
 
 @register_method("milp")
