@@ -278,7 +278,8 @@ def _interrupted_phase(problem: Problem, state: Incumbent, stop: KeyboardInterru
 
 
 def _left(deadline: float | None) -> float | None:
-    return None if deadline is None else deadline - time.perf_counter()
+    """Seconds left before ``deadline`` (never negative), ``None`` without one."""
+    return None if deadline is None else max(0.0, deadline - time.perf_counter())
 
 
 def _given(options: dict) -> dict:
