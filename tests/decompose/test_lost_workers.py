@@ -153,4 +153,6 @@ def test_a_remote_cluster_that_loses_its_workers_or_scheduler_fails_in_bounded_t
     assert message.startswith(f"executor '{executor.label}': ") and "\n" not in message
     assert ("no Dask worker left" if victim == "worker" else "the Dask scheduler is gone") in message
     assert message.endswith("3 parts lost")
-    assert time.monotonic() - began < 3.0 + 3.0 + 5.0
+    # (well before the parts' own 60 s: the loss is seen, not waited out; generous for a loaded
+    # machine, where noticing a dead scheduler took 18 s once)
+    assert time.monotonic() - began < 3.0 + 3.0 + 25.0
