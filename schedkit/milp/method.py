@@ -161,11 +161,15 @@ class Milp(Method):
     def _run(self, problem: Problem, worker) -> Result:
         from schedkit.milp.budget import model_size, too_large
         from schedkit.milp.horizon import choose_horizon
+        from schedkit.milp.prune import pruned_problem
 
         began = time.perf_counter()
         o = self.options
         deadline = None if o.time_limit is None else began + o.time_limit
         horizon, best = choose_horizon(problem, self.formulation.blocks, self._start(problem, deadline))
+        if best is not None and self.formulation.objective == "makespan":
+            # (what no schedule as short as the start can use is left out: not the optimum)
+            problem = pruned_problem(problem, best.makespan)
         why = too_large(model_size(self.formulation, problem), _left(deadline))
         if self.solver == "cpsat" or (why is not None and self._cp_can_solve(problem)):
             # (under auto, a model too large for HiGHS goes to CP-SAT alone: intervals, no big-M pairs)

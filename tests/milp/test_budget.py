@@ -3,6 +3,7 @@
 import pytest
 
 import schedkit
+from schedkit import Problem
 import schedkit.milp.budget as budget
 from schedkit.generators import erdos_renyi, layered
 from schedkit.milp import Milp, get_formulation
@@ -97,3 +98,15 @@ def test_running_out_of_memory_returns_the_start_schedule_saying_so(monkeypatch)
     schedule = schedkit.solve(problem, "milp", time_limit=5, solver="highs")
     assert schedule.status == "heuristic" and "ran out of memory" in schedule.message
     assert schedule.violations(problem) == []
+
+
+@pytest.mark.parametrize("solver", ["highs", "cpsat", "auto"])
+@pytest.mark.parametrize("huge", [1e15, 1e12, 1e300])
+def test_a_choice_longer_than_the_start_schedule_never_reaches_the_solver(solver, huge):
+    # one absurd duration beside durations of 1: HiGHS rejected the model ("HiGHS rejected the model")
+    problem = Problem.from_dict({
+        "devices": [{"name": "a"}, {"name": "b"}], "links": [{"src": "a", "dst": "b", "bandwidth": 1}],
+        "tasks": [{"name": "t1", "durations": {"a": huge, "b": 1}}, {"name": "t2", "durations": {"a": 1, "b": 1}}],
+        "edges": [{"src": "t1", "dst": "t2", "size": 1}]})
+    schedule = Milp(solver=solver, threads=1 if solver == "highs" else None).solve(problem)
+    assert schedule.status == "optimal" and schedule.makespan == 2 and schedule.placement()["t1"] == "b"
