@@ -32,6 +32,7 @@ from pydantic import Field
 from schedkit.auto.plan import Phase, plan, share
 from schedkit.auto.profile import profile
 from schedkit.auto.state import AutoEvent, Incumbent
+from schedkit.decompose.budget import Budget
 from schedkit import interrupt
 from schedkit.errors import Interrupted, OptionError, SchedkitError
 from schedkit.methods import METHODS, Method, register_method
@@ -116,20 +117,19 @@ class Auto(Method):
     def run(self, problem: Problem) -> Result:
         o = self.options
         began = time.perf_counter()
-        deadline = None
-        if o.time_limit is not None:
-            reserve = max(RESERVE_MIN, RESERVE_SHARE * o.time_limit, RESERVE_PER_TASK * len(problem.tasks))
-            deadline = began + o.time_limit - reserve
+        reserve = None if o.time_limit is None else \
+            max(RESERVE_MIN, RESERVE_SHARE * o.time_limit, RESERVE_PER_TASK * len(problem.tasks))
+        budget = Budget(None if reserve is None else max(0.0, o.time_limit - reserve))
         state = Incumbent(problem, self.blocks(problem), self._event)
         shape = profile(problem)
         cut_short = False
         try:
-            self._incumbent(problem, state, deadline, shape.memory_limited)
-            phases = self._feasible(problem, plan(shape), state, deadline)
+            self._incumbent(problem, state, budget, shape.memory_limited)
+            phases = self._feasible(problem, plan(shape), state, budget)
             for k, phase in enumerate(phases):
                 if state.finished:
                     break
-                left = _left(deadline)
+                left = budget.left()
                 seconds = None if left is None else share(phases[k:]) * left
                 if seconds is not None and seconds < max(phase.least, MIN_PHASE_SECONDS):
                     state.skip(phase.name, phase.method, f"{seconds:.1f} s left for it, it needs "
@@ -145,14 +145,14 @@ class Auto(Method):
                               or interrupt.received() or signal.SIGINT, problem) from None
         finally:  # (the progress line ends, whatever happened)
             self._event(AutoEvent("done", state.elapsed, state.makespan, state.bound))
-        return self._result(problem, state, cut_short or (deadline is not None and _left(deadline) <= 0), began)
+        return self._result(problem, state, cut_short or budget.expired(), began)
 
     def _event(self, event: AutoEvent) -> None:
         if self.progress is not None:
             self.progress(event)
 
     # ------------------------------------------------------------------ phases
-    def _incumbent(self, problem: Problem, state: Incumbent, deadline: float | None, limited: bool) -> None:
+    def _incumbent(self, problem: Problem, state: Incumbent, budget: Budget, limited: bool) -> None:
         """The list heuristics' best schedule (a heuristic that cannot place says why, in its
         phase); ``limited``: some device's memory is finite."""
         order = sorted(INCUMBENT_METHODS, key=lambda name: name != "greedy") \
@@ -160,18 +160,18 @@ class Auto(Method):
         for name in order:
             if name not in METHODS.names() or (name in MEMORY_METHODS and not limited):
                 continue
-            if state.schedule is not None and _left(deadline) is not None and _left(deadline) <= 0:
+            if state.schedule is not None and budget.expired():
                 state.skip("incumbent", name, "no time left")
                 continue
             state.begin("incumbent", name)
             self._offer(problem, state, name, {"formulation": self.formulation.to_data()})
 
-    def _feasible(self, problem: Problem, phases: list[Phase], state: Incumbent, deadline: float | None) -> list[Phase]:
+    def _feasible(self, problem: Problem, phases: list[Phase], state: Incumbent, budget: Budget) -> list[Phase]:
         """``phases`` without an exact phase whose model cannot fit even the whole time left
         (recorded as skipped): the other phases then share its time."""
         kept = []
         for phase in phases:
-            why = self._too_large(problem, _left(deadline)) if phase.method == "milp" else None
+            why = self._too_large(problem, budget.left()) if phase.method == "milp" else None
             if why is not None:
                 state.skip(phase.name, phase.method, why)
                 continue
@@ -275,11 +275,6 @@ def _interrupted_phase(problem: Problem, state: Incumbent, stop: KeyboardInterru
     if isinstance(stop, Interrupted) and stop.result is not None and stop.problem is problem:
         state.offer(stop.result)
     state.end(note="interrupted")
-
-
-def _left(deadline: float | None) -> float | None:
-    """Seconds left before ``deadline`` (never negative), ``None`` without one."""
-    return None if deadline is None else max(0.0, deadline - time.perf_counter())
 
 
 def _given(options: dict) -> dict:
