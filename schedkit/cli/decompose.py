@@ -31,8 +31,8 @@ __all__ = ["add_decompose_command", "decompose_flags", "run_decompose", "output_
 
 
 def decompose_flags(helps: bool = True) -> list:
-    """The flags of every registered decomposition's own options (see :func:`~schedkit.cli.solve.solve_flags`)."""
-    from schedkit.cli.solve import solve_flags
+    """The flags of every registered decomposition's own options (see :func:`~schedkit.cli.flags.solve_flags`)."""
+    from schedkit.cli.flags import solve_flags
     from schedkit.decompose import DECOMPOSITIONS
 
     return solve_flags([(name, cls) for name, cls in DECOMPOSITIONS.items()], helps=helps)

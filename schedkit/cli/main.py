@@ -7,8 +7,8 @@ after ``solve`` has written the best schedule so far.
 
 The commands live in their own modules and are generated from the registries where
 there is one: ``solve`` has a flag per option field of every registered method
-(:mod:`schedkit.cli.solve`), ``convert`` a kind per registered importer
-(:mod:`schedkit.cli.files`).
+(:mod:`schedkit.cli.solve`, its flags made by :mod:`schedkit.cli.flags`), ``convert`` a
+kind per registered importer (:mod:`schedkit.cli.files`).
 
 Examples
 --------
