@@ -56,6 +56,25 @@ class Transfer(BaseModel):
     <schedkit.problem.Problem.route>`); the validator recomputes it."""
 
 
+def unchecked(row: type[BaseModel], values: dict):
+    """A row of ``row``'s type from ``values`` that name every field, without pydantic's checks.
+
+    For rows built from the problem's own numbers: like ``model_construct`` without its
+    per-field work, a third of its time (a schedule of 10,000 tasks has 230,000 transfers).
+
+    Examples
+    --------
+    >>> unchecked(TaskRun, {"task": "a", "device": "d", "start": 0.0, "end": 1.0, "inputs": None})
+    TaskRun(task='a', device='d', start=0.0, end=1.0, inputs=None)
+    """
+    made = row.__new__(row)
+    object.__setattr__(made, "__dict__", values)
+    object.__setattr__(made, "__pydantic_fields_set__", set(values))
+    object.__setattr__(made, "__pydantic_extra__", None)
+    object.__setattr__(made, "__pydantic_private__", None)
+    return made
+
+
 class Schedule(BaseModel):
     """A schedule of a problem, with how it was obtained and how good it is proven to be."""
 
@@ -104,8 +123,42 @@ class Schedule(BaseModel):
 
     # ------------------------------------------------------------------ files
     def to_json(self, indent: int | None = 1) -> str:
-        """The schedule as ``schedkit-schedule/v1`` JSON text."""
-        return json.dumps(self.model_dump(by_alias=True, exclude_none=True), indent=indent)
+        """The schedule as ``schedkit-schedule/v1`` JSON text: with ``indent``, one key a line
+        and one row of ``tasks``, ``transfers``, ... a line (``None``: all on one line).
+
+        Examples
+        --------
+        >>> s = Schedule(problem="p", method="m", status="heuristic", makespan=2.0,
+        ...              tasks=[TaskRun(task="a", device="d", start=0, end=2)])
+        >>> print(s.to_json())
+        {
+         "format": "schedkit-schedule/v1",
+         "problem": "p",
+         "method": "m",
+         "status": "heuristic",
+         "makespan": 2.0,
+         "objective": 2.0,
+         "tasks": [
+          {"task": "a", "device": "d", "start": 0.0, "end": 2.0}
+         ],
+         "transfers": []
+        }
+        """
+        data = self.model_dump(by_alias=True, exclude_none=True)
+        if indent is None:
+            return json.dumps(data)
+        # Rows are written by json's C encoder (it serves only indent=None): with indent=1
+        # the pure-Python one took 13 s for a schedule of 10,000 tasks and 300,000 transfers.
+        pad = " " * indent
+
+        def value(item) -> str:
+            if isinstance(item, list) and item and all(isinstance(row, dict) for row in item):
+                rows = f",\n{pad * 2}".join(json.dumps(row) for row in item)
+                return f"[\n{pad * 2}{rows}\n{pad}]"
+            return json.dumps(item)
+
+        lines = ",\n".join(f"{pad}{json.dumps(key)}: {value(item)}" for key, item in data.items())
+        return "{\n" + lines + "\n}"
 
     @classmethod
     def from_json(cls, text: str, source: str = "schedule") -> Schedule:

@@ -15,6 +15,7 @@ from typing import Sequence
 
 from schedkit.problem import Problem
 from schedkit.schedule import Schedule, TaskRun, Transfer
+from schedkit.schedule.schedule import unchecked
 from schedkit.timing.resources import arrival
 from schedkit.timing.transfers import Transfers
 
@@ -35,8 +36,8 @@ def to_schedule(problem: Problem, device_of: Sequence[int], start: Sequence[floa
         end[i] = float(start[i]) + problem.durations[i][d]
         # Built from the problem's own numbers: no field to check (pydantic's checks cost
         # seconds on graphs with 100 000 edges).
-        rows.append(TaskRun.model_construct(task=name, device=problem.devices[d], start=float(start[i]), end=float(end[i]),
-                                            inputs=None))
+        rows.append(unchecked(TaskRun, {"task": name, "device": problem.devices[d], "start": float(start[i]),
+                                        "end": float(end[i]), "inputs": None}))
     moved = _transfers(problem, device_of, end, transfers.booked if transfers is not None else {})
     makespan = max([r.end for r in rows] + [t.end for t in moved])
     return Schedule(problem=problem.name, method=method, status="heuristic", makespan=makespan,
@@ -91,7 +92,7 @@ def _transfers(problem: Problem, device_of: Sequence[int], end: Sequence[float],
         if problem.moves(size, u, v):
             times = booked.get((i, j)) if booked else None
             first, last = times if times is not None else (end[i], arrival(problem, end[i], size, u, v))
-            out.append(Transfer.model_construct(src=problem.tasks[i], dst=problem.tasks[j],
-                                                from_=problem.devices[u], to=problem.devices[v],
-                                                start=first, end=last, route=list(problem.route[u][v])))
+            out.append(unchecked(Transfer, {"src": problem.tasks[i], "dst": problem.tasks[j],
+                                            "from_": problem.devices[u], "to": problem.devices[v],
+                                            "start": first, "end": last, "route": list(problem.route[u][v])}))
     return out
