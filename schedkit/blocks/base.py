@@ -161,6 +161,12 @@ class Block(BaseModel):
         """
         return 0
 
+    def estimate_cp(self, problem) -> int:
+        """About how many constraints the block's CP-SAT form (:meth:`build_cp`) adds on
+        ``problem``; by default :meth:`estimate`, which is never fewer (CP-SAT has intervals
+        and no-overlap constraints where the MILP has a big-M row per pair)."""
+        return self.estimate(problem)
+
     def applies_to(self, problem) -> bool:
         """Whether the block says anything about ``problem`` (``memory``: only with a finite capacity)."""
         return True

@@ -129,6 +129,10 @@ heads and tails: no fixed constant.
             out.append(mine)
         return out
 
+    def estimate_cp(self, problem):
+        # (each transfer's interval per device pair, in the no-overlap of each resource it holds)
+        return sum(2 * len(problem.allowed[i]) * len(problem.allowed[j]) for i, j, size in problem.edges if size)
+
     def estimate(self, problem):
         moving = [(i, j) for i, j, size in problem.edges if size]
         held = self._held(problem, [[(u, v, None) for u in problem.allowed[i] for v in problem.allowed[j]

@@ -133,6 +133,9 @@ duration holds its device for no time, and may sit anywhere.
         common = sum(len(a) for a in problem.allowed) / max(1, len(problem.tasks))
         return int(open_pairs(problem) * common * 2 * 6)
 
+    def estimate_cp(self, problem):
+        return sum(len(a) for a in problem.allowed)  # (each interval in one no-overlap constraint)
+
     def violations(self, problem, schedule):
         out = []
         tol = time_tolerance(schedule.makespan)

@@ -112,6 +112,11 @@ $x_{i,u} + x_{j,v} \le 1$.
                 total += ai * (4 + aj) + aj * (4 + ai)
         return total
 
+    def estimate_cp(self, problem):
+        # (one row per edge, and one enforced row or clause per pair of devices that it joins)
+        return sum(1 + (len(problem.allowed[i]) * len(problem.allowed[j]) if size else 0)
+                   for i, j, size in problem.edges)
+
     def violations(self, problem, schedule):
         out = []
         tol = time_tolerance(schedule.makespan)

@@ -12,6 +12,8 @@ True
 
 from __future__ import annotations
 
+import time
+
 from schedkit.errors import ProblemError
 from schedkit.problem import Problem
 from schedkit.timing import Transfers, congestion_resource, list_schedule, to_schedule
@@ -38,45 +40,49 @@ def serial_horizon(problem: Problem) -> float:
     return sum(max(t.values()) for t in p.durations) + longest_comm
 
 
-def choose_horizon(problem: Problem, blocks, warm=None):
+def choose_horizon(problem: Problem, blocks, warm=None, deadline: float | None = None):
     """``(horizon, schedule)``: the shortest candidate schedule that every block accepts.
 
     Candidates are ``warm`` (when given), list schedules by upward rank with
     earliest-finish device choice (transfers on channel and port timelines when the blocks
-    include ``congestion``; memory levels under ``memory_timeline``) and every task on one device, for each device that may run them
-    all (nothing to transfer: under congestion, often hard to beat). Without a valid
-    candidate, the serial horizon is returned with ``None``. The schedule returned is in the
-    canonical order of the blocks' symmetry blocks (:func:`~schedkit.validate.canonical`):
-    it starts the solvers.
+    include ``congestion``; memory levels under ``memory_timeline``) and every task on one
+    device, for each device that may run them all (nothing to transfer: under congestion,
+    often hard to beat). They are judged shortest first, and only until one is valid: on
+    large graphs a schedule costs seconds to assemble and to check. Past ``deadline``
+    (:func:`time.perf_counter`), no further candidate is timed. Without a valid candidate,
+    the serial horizon is returned with ``None``. The schedule returned is in the canonical
+    order of the blocks' symmetry blocks (:func:`~schedkit.validate.canonical`): it starts
+    the solvers.
     """
     if problem.inputs > 1:
         return _batched_horizon(problem, blocks, warm)
-    candidates = [warm] if warm is not None else []
+    candidates = [(warm.makespan, lambda: warm)] if warm is not None else []
     resource = congestion_resource(blocks)
-    for rank in (upward_rank(problem, "mean"), upward_rank(problem, "min")):
+
+    def timed(rank, device_of=None) -> None:
+        if deadline is not None and candidates and time.perf_counter() > deadline:
+            return
         transfers = Transfers(problem, resource)
         try:
-            device_of, start = list_schedule(problem, rank, transfers=transfers,
+            device_of, start = list_schedule(problem, rank, device_of=device_of, transfers=transfers,
                                              levels=MemoryLevels.of(problem, blocks, transfers))
-        except ProblemError:
-            continue
-        candidates.append(to_schedule(problem, device_of, start, "horizon", transfers))
+        except ProblemError:  # (its memory cannot hold them, say)
+            return
+        # (a transfer ends before the task it feeds starts: the last task end is the makespan)
+        makespan = max(s + problem.durations[i][device_of[i]] for i, s in enumerate(start))
+        candidates.append((makespan, lambda: to_schedule(problem, device_of, start, "horizon", transfers)))
+
+    for rank in (upward_rank(problem, "mean"), upward_rank(problem, "min")):
+        timed(rank)
     rank = upward_rank(problem, "min")
     for d in range(len(problem.devices)):
         if all(d in allowed for allowed in problem.allowed):
-            transfers = Transfers(problem, resource)
-            try:
-                device_of, start = list_schedule(problem, rank, device_of=[d] * len(problem.tasks),
-                                                 transfers=transfers,
-                                                 levels=MemoryLevels.of(problem, blocks, transfers))
-            except ProblemError:  # its memory cannot hold them all
-                continue
-            candidates.append(to_schedule(problem, device_of, start, "horizon", transfers))
-    valid = [s for s in candidates if not violations(problem, s, blocks)]
-    if not valid:
-        return serial_horizon(problem), None
-    best = min(valid, key=lambda s: s.makespan)
-    return best.makespan, canonical(problem, best, blocks)
+            timed(rank, [d] * len(problem.tasks))
+    for _, make in sorted(candidates, key=lambda c: c[0]):  # (stable: the earlier of equals first)
+        schedule = make()
+        if not violations(problem, schedule, blocks):
+            return schedule.makespan, canonical(problem, schedule, blocks)
+    return serial_horizon(problem), None
 
 
 def _batched_horizon(problem: Problem, blocks, warm=None):

@@ -159,19 +159,26 @@ class Milp(Method):
                     SPARE.refill()
 
     def _run(self, problem: Problem, worker) -> Result:
-        from schedkit.milp.budget import model_size, too_large
+        from schedkit.milp.budget import cp_model_size, model_size, too_large
         from schedkit.milp.horizon import choose_horizon
         from schedkit.milp.prune import pruned_problem
 
         began = time.perf_counter()
         o = self.options
         deadline = None if o.time_limit is None else began + o.time_limit
-        horizon, best = choose_horizon(problem, self.formulation.blocks, self._start(problem, deadline))
+        start = self._start(problem, deadline)
+        # (the kernel's own candidates are timed while a quarter of the time is left)
+        enough = None if deadline is None else deadline - 0.75 * (deadline - time.perf_counter())
+        horizon, best = choose_horizon(problem, self.formulation.blocks, start, enough)
         if best is not None and self.formulation.objective == "makespan":
             # (what no schedule as short as the start can use is left out: not the optimum)
             problem = pruned_problem(problem, best.makespan)
         why = too_large(model_size(self.formulation, problem), _left(deadline))
         if self.solver == "cpsat" or (why is not None and self._cp_can_solve(problem)):
+            too_many = too_large(cp_model_size(self.formulation, problem), _left(deadline), cp=True)
+            if too_many is not None:
+                said = (why, too_many) if self.solver == "auto" else (too_many,)
+                return self._without_model(problem, best, "; ".join(m for m in said if m), began)
             # (under auto, a model too large for HiGHS goes to CP-SAT alone: intervals, no big-M pairs)
             result = solve_cpsat(problem, self.formulation, best, horizon, _left(deadline),
                                  o.threads or default_threads(), o.seed, o.verbose, self._label, worker)
@@ -243,6 +250,10 @@ class Milp(Method):
 
         if worker is None or self.solver != "auto":
             return None
+        from schedkit.milp.budget import cp_model_size, too_large
+
+        if too_large(cp_model_size(self.formulation, problem), _left(deadline), cp=True):
+            return None  # (HiGHS alone: CP-SAT would not start its search in time)
 
         def to_model(schedule):
             timed = in_units(built.problem, schedule, resource=resource)

@@ -62,7 +62,7 @@ def test_a_model_too_big_for_memory_without_any_schedule_is_refused(monkeypatch)
             "tasks": [{"name": f"t{i}", "work": 1, "memory": m} for i, m in enumerate([5, 5, 4, 6])]}
     problem = schedkit.Problem.from_dict(data)
     assert schedkit.solve(problem, "milp", warm_start="none").makespan == 2
-    monkeypatch.setattr(budget, "available_memory", lambda: 1000)
+    monkeypatch.setattr(budget, "BYTES_PER_NONZERO", 10**12)  # (HiGHS's copy: CP-SAT's is smaller)
     with pytest.raises(schedkit.SchedkitError, match=r"GB free is the most\), and no heuristic schedule satisfies "
                                                      r"formulation 'latency'"):
         schedkit.solve(problem, "milp", warm_start="none", solver="highs")
@@ -110,3 +110,37 @@ def test_a_choice_longer_than_the_start_schedule_never_reaches_the_solver(solver
         "edges": [{"src": "t1", "dst": "t2", "size": 1}]})
     schedule = Milp(solver=solver, threads=1 if solver == "highs" else None).solve(problem)
     assert schedule.status == "optimal" and schedule.makespan == 2 and schedule.placement()["t1"] == "b"
+
+
+@pytest.mark.parametrize("name,make", CASES, ids=[c[0] for c in CASES])
+def test_the_cpsat_estimate_is_within_a_factor_of_two(name, make):
+    from ortools.sat.python import cp_model
+
+    from schedkit.milp.budget import cp_model_size
+    from schedkit.milp.cpsat.context import CpContext
+    from schedkit.milp.cpsat.solve import make_job
+
+    problem, formulation = make(), get_formulation("latency")
+    job = make_job(problem, formulation, None)
+    model = cp_model.CpModel()
+    cp = CpContext(model, problem, job.ticks, job.horizon)
+    for block in formulation.building():
+        if block.role != "cut" and block.applies_to(problem):
+            block.build_cp(cp)
+    proto = model.Proto()
+    actual = len(proto.constraints) + len(proto.variables)
+    assert actual / 2 <= cp_model_size(formulation, problem) <= 2 * actual
+
+
+@pytest.mark.parametrize("solver", ["cpsat", "auto"])
+def test_a_cpsat_model_too_slow_to_build_returns_the_start_schedule(monkeypatch, solver):
+    # Every model is huge: CP-SAT, alone or in the race, is not started (its worker would
+    # build and load for minutes past the limit: 48 s on 10,000 tasks for a 5 s limit).
+    monkeypatch.setattr(budget, "BUILD_SECONDS_PER_NONZERO", 1.0)
+    monkeypatch.setattr(budget, "CP_SECONDS_PER_CONSTRAINT", 1.0)
+    problem = schedkit.Problem.load("examples/hetero20.yaml")
+    schedule = schedkit.solve(problem, "milp", time_limit=5, solver=solver)
+    assert schedule.status == "heuristic" and schedule.tasks and schedule.violations(problem) == []
+    assert "the CP-SAT model would hold about" in schedule.message
+    assert ("the model would hold about" in schedule.message) == (solver == "auto")
+    assert schedule.solve_seconds < 5
