@@ -121,6 +121,10 @@ def add_convert_command(subparsers: Any) -> argparse.ArgumentParser:
     onnx.add_argument("--static-memory", action="store_true", default=None,
                       help="also give each task its weights as static memory (checked by the "
                            "latency formulation's memory block)")
+    onnx.add_argument("--costs", action="append", metavar="TABLE[:DEVICE]",
+                      help="measured times (a cost table from 'schedkit profile' or 'costs import') "
+                           "for the platform's devices of the table's device type, or of DEVICE (a "
+                           "device or device type); the roofline elsewhere; repeat for several")
     msr = p.add_argument_group("msr options")
     msr.add_argument("--cpus", type=int, metavar="N", help="number of CPUs [the file's maxCPUs]")
     msr.add_argument("--accelerators", type=int, metavar="N",
@@ -173,7 +177,7 @@ def run_validate(args: argparse.Namespace) -> int:
     if found:
         say(*(f"violation: {message}" for message in found), f"invalid: {len(found)} violation(s)")
         return EXIT_INVALID
-    say(f"valid: {schedule.summary()}")
+    say(f"valid: {schedule.summary(problem.spec.time_unit)}")
     return 0
 
 
@@ -238,7 +242,7 @@ def run_load_solution(args: argparse.Namespace) -> int:
     built = milp.build(problem)
     schedule = load_solution(built, args.solution, method=f"external:{milp.formulation.name}",
                              bound=getattr(args, "bound", None))
-    say(schedule.summary())
+    say(schedule.summary(problem.spec.time_unit))
     if args.output:
         schedule.write(args.output)
     return 0
@@ -284,18 +288,24 @@ def run_convert(args: argparse.Namespace) -> int:
             continue
         if name not in takes:
             raise SchedkitError(f"convert {args.kind} does not take --{name.replace('_', '-')}")
+        if name == "costs":  # tables as the importer's plain data (importers never read them)
+            from schedkit.cli.costs import costs_option
+
+            value = costs_option(value)
         options[name] = value
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         data = convert(args.kind, args.file, **options)
     say(*(f"schedkit: warning: {warning.message}" for warning in caught), err=True)
     write_problem_data(data, args.output)
-    say(f"wrote {args.output}: {len(data['tasks'])} tasks on {len(data['devices'])} devices")
+    measured = ", ".join(f"{count} on {device}" for device, count in (data.get("measured") or {}).items())
+    say(f"wrote {args.output}: {len(data['tasks'])} tasks on {len(data['devices'])} devices"
+        + (f" (measured durations: {measured})" if measured else ""))
     return 0
 
 
 #: The importer options ``convert`` has a flag for (argparse destinations).
-_CONVERT_OPTIONS = ("platform", "shape", "static_memory", "cpus", "accelerators", "forward_only")
+_CONVERT_OPTIONS = ("platform", "shape", "static_memory", "costs", "cpus", "accelerators", "forward_only")
 
 
 def write_problem_data(data: dict, path: str | Path) -> None:

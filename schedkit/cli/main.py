@@ -26,6 +26,7 @@ import sys
 
 from schedkit import interrupt
 from schedkit.cli.common import EXIT_CODES, EXIT_ERROR, EXIT_NO_SCHEDULE, check_outputs, say
+from schedkit.cli.costs import add_costs_commands
 from schedkit.cli.files import add_convert_command, add_file_commands
 from schedkit.cli.decompose import add_decompose_command
 from schedkit.cli.generate import add_generate_command
@@ -73,6 +74,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     add_generate_command(sub)
     add_picture_commands(sub)
     add_decompose_command(sub, flags=argv is None or words[:1] == ["decompose"], helps=helping)
+    add_costs_commands(sub)
     return parser
 
 

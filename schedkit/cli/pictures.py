@@ -69,8 +69,9 @@ def add_picture_commands(subparsers: Any) -> None:
                     "process per device and per busy channel, transfers as flow arrows.")
     inputs(p)
     p.add_argument("-o", "--output", required=True, help="trace to write (.json)")
-    p.add_argument("--time-unit", choices=list(TIME_UNITS), default="ms",
-                   help="the problem's unit of time [ms, as in schedkit's examples and importers]")
+    p.add_argument("--time-unit", choices=list(TIME_UNITS), default=None,
+                   help="the problem's unit of time [the one the problem records, else ms, as in "
+                        "schedkit's examples]")
     p.set_defaults(handler=run_trace, **files(("problem", "schedule"), {"output": TRACE_FILES}))
 
     p = subparsers.add_parser(
@@ -218,7 +219,8 @@ def run_trace(args: argparse.Namespace) -> int:
 
     problem, schedule = _load(args)
     words = _verdict(problem, schedule)[1]  # (first: a schedule it cannot judge leaves no file)
-    write_output(args.output, render("trace", problem, schedule, scale=TIME_UNITS[args.time_unit]))
+    unit = getattr(args, "time_unit", None) or problem.spec.time_unit or "ms"
+    write_output(args.output, render("trace", problem, schedule, scale=TIME_UNITS[unit]))
     say(f"wrote {args.output} ({words}): open it in chrome://tracing or https://ui.perfetto.dev")
     return 0
 

@@ -161,7 +161,7 @@ def run_solve(args: argparse.Namespace) -> int:
         method = METHODS.get(args.method)(**{**options, "time_limit": left})
     say(*(f"schedkit: note: {note}" for note in ignored_data(problem, method.blocks(problem))), err=True)
     schedule, stopped = solve_keeping(method, problem, args.method, quiet=getattr(args, "quiet", False))
-    say(schedule.summary())
+    say(schedule.summary(problem.spec.time_unit))
     if schedule.message:
         say(f"schedkit: note: {schedule.message}", err=True)
     if args.show:

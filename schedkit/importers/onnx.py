@@ -5,7 +5,8 @@ the ``onnx`` package (the ``onnx`` extra), fixes the shapes of its inputs (``--s
 runs ONNX shape inference, folds the constant subgraphs into weights
 (:mod:`~schedkit.importers.onnx_graph`), counts FLOPs and bytes moved per operator
 (:mod:`~schedkit.importers.onnx_costs`) and turns them into a duration on every device of
-the devices file (:mod:`~schedkit.importers.platform`). Each task carries its ``op`` type
+the devices file (:mod:`~schedkit.importers.platform`), or takes the times a cost table
+measured (``--costs``, :mod:`~schedkit.importers.measured`). Each task carries its ``op`` type
 (for fusion), its weights as ``weight_memory`` and its outputs as ``activation_memory``;
 each edge the bytes of the tensors it carries. Operators without a cost rule, and tensors
 whose shape inference left unknown, are listed in a :class:`OnnxImportWarning`.
@@ -30,82 +31,24 @@ from __future__ import annotations
 
 import warnings
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from schedkit.errors import ProblemError
-from schedkit.importers.base import Importer, register_importer
+from schedkit.importers.base import Importer, need, register_importer
+from schedkit.importers.measured import MeasuredTimes, assign_devices, check_nodes
 from schedkit.importers.onnx_costs import OpCall, op_cost
 from schedkit.importers.onnx_graph import Node, operator_graph, unique_names
+from schedkit.importers.onnx_model import inferred_model, outer_references, parse_shapes, prepared_model
 from schedkit.importers.platform import Platform, load_platform, parse_platform
 from schedkit.problem.reading import file_path
 
-__all__ = ["Onnx", "OnnxImportWarning", "parse_shapes"]
+__all__ = ["Onnx", "OnnxImportWarning", "OperatorCost", "operator_costs", "parse_shapes"]
 
 
 class OnnxImportWarning(UserWarning):
     """Something the ONNX importer had to guess: an operator without a cost rule, an unknown shape."""
-
-
-def parse_shapes(items: Any) -> dict[str, tuple[int, ...]]:
-    """``--shape`` values as a map: ``"x=1,3,224,224"`` (an input) or ``"batch=1"`` (a symbolic dim).
-
-    Parameters
-    ----------
-    items : None, str, list of str or dict
-        Strings ``NAME=D1,D2,...`` (or a dict name -> int or list of ints).
-
-    Examples
-    --------
-    >>> parse_shapes(["data=1,3,224,224", "batch=2"])
-    {'data': (1, 3, 224, 224), 'batch': (2,)}
-    >>> parse_shapes("seq=x")
-    Traceback (most recent call last):
-    ...
-    schedkit.errors.ProblemError: --shape seq=x: give NAME=D1,D2,... with positive integers
-    >>> parse_shapes("seq=99999999999999999999")
-    Traceback (most recent call last):
-    ...
-    schedkit.errors.ProblemError: --shape seq=99999999999999999999: a dimension is above 9223372036854775807 (ONNX's int64)
-    """
-    if not items:
-        return {}
-    if not isinstance(items, (str, list, tuple, dict)):
-        raise ProblemError(f"--shape: expected NAME=D1,D2,... strings or a dict, not {type(items).__name__}")
-    if isinstance(items, dict):
-        entries = [(str(k), list(v) if isinstance(v, (list, tuple)) else [v], f"{k}={v}")
-                   for k, v in items.items()]
-    else:
-        entries = []
-        for item in [items] if isinstance(items, str) else items:
-            name, _, dims = str(item).partition("=")
-            entries.append((name.strip(), dims.split(",") if dims.strip() else [], item))
-    shapes = {}
-    for name, dims, label in entries:
-        try:
-            values = tuple(_dimension(d) for d in dims)
-        except (ValueError, TypeError):
-            values = ()
-        if not name or not values or min(values) < 1:
-            raise ProblemError(f"--shape {label}: give NAME=D1,D2,... with positive integers")
-        if max(values) > INT64_MAX:  # ONNX stores dimensions as int64
-            raise ProblemError(f"--shape {label}: a dimension is above {INT64_MAX} (ONNX's int64)")
-        shapes[name] = values
-    return shapes
-
-
-#: The largest dimension ONNX can store.
-INT64_MAX = 2**63 - 1
-
-
-def _dimension(value: Any) -> int:
-    # Whole numbers in ASCII digits only: no float, bool, '1e3' or other scripts' digits.
-    if isinstance(value, bool) or isinstance(value, float):
-        raise TypeError(value)
-    text = str(value).strip()
-    if not text.isascii() or not text.lstrip("+").isdigit():
-        raise ValueError(text)
-    return int(text)
 
 
 @register_importer("onnx")
@@ -113,16 +56,22 @@ class Onnx(Importer):
     """ONNX model: one task per operator (constants folded), durations from a device roofline.
 
     Options: ``platform`` (the devices file, required), ``shape`` (``NAME=D1,D2,...`` for
-    inputs or symbolic dimensions left dynamic) and ``static_memory`` (also give each task
+    inputs or symbolic dimensions left dynamic), ``static_memory`` (also give each task
     its weights as static ``memory``, which the ``memory`` block of the ``latency``
-    formulation checks against device capacities).
+    formulation checks against device capacities) and ``costs`` (measured times,
+    :class:`~schedkit.importers.measured.MeasuredTimes` such as ``CostTable.measured()``
+    gives, used instead of the roofline on the devices they go to; the problem then records
+    ``measured: {device: count}`` and ``measured_overhead: {device: time}``, the share of a
+    run's time outside the nodes that each measured duration includes). The problem records
+    the platform's ``time_unit``.
     """
 
     suffixes = (".onnx",)
     extra = "onnx"
 
     def read(self, path: str | Path, *, platform: str | Path | Platform | dict | None = None,
-             shape: Any = None, static_memory: bool = False, **options: Any) -> dict:
+             shape: Any = None, static_memory: bool = False,
+             costs: list[MeasuredTimes] | None = None, **options: Any) -> dict:
         """Read an ONNX model; see the module documentation."""
         if options:
             raise ProblemError(f"onnx import takes no option '{next(iter(options))}'")
@@ -133,71 +82,22 @@ class Onnx(Importer):
             platform = parse_platform(platform)
         elif not isinstance(platform, Platform):
             platform = load_platform(platform)
+        measured = _measured(costs)
         onnx = self.need("onnx")
         path = file_path(path)
-        model = _load(onnx, path)
-        _fix_input_shapes(model, parse_shapes(shape), path)
-        try:
-            model = onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=True)
-        except Exception as exc:  # onnx raises its own error types, or RuntimeError
-            raise ProblemError(f"{path}: shape inference failed: {_first_line(exc)}") from None
-        return _to_problem(onnx, model, path.stem, platform, static_memory)
+        model = inferred_model(onnx, prepared_model(onnx, path, shape), path)
+        return _to_problem(onnx, model, path.stem, platform, static_memory, measured)
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def _load(onnx: Any, path: Path) -> Any:
-    if not path.is_file():
-        raise ProblemError(f"{path}: no such file")
-    try:
-        model = onnx.load(str(path), load_external_data=False)
-    except Exception as exc:  # protobuf's DecodeError and friends
-        raise ProblemError(f"{path}: not an ONNX model ({_first_line(exc)})") from None
-    if not model.graph.node or not model.opset_import:
-        raise ProblemError(f"{path}: not an ONNX model (no operators or no opset)")
-    return model
-
-
-def _fix_input_shapes(model: Any, shapes: dict[str, tuple[int, ...]], path: Path) -> None:
-    """Give every model input a static shape (from ``--shape``), or fail naming the dynamic one."""
-    graph = model.graph
-    weights = {t.name for t in graph.initializer}
-    inputs = [i for i in graph.input if i.name not in weights]
-    names = {i.name for i in inputs}
-    params = {d.dim_param for i in inputs for d in i.type.tensor_type.shape.dim if d.dim_param}
-    for name in shapes:
-        if name not in names and name not in params:
-            known = ", ".join(sorted(names | params)) or "none"
-            raise ProblemError(f"--shape {name}: no model input or symbolic dimension called "
-                               f"'{name}' (known: {known})")
-    for given in inputs:
-        tensor = given.type.tensor_type
-        if not given.type.HasField("tensor_type"):
-            raise ProblemError(f"{path}: model input '{given.name}' is not a tensor")
-        dims = tensor.shape.dim
-        if given.name in shapes:
-            wanted = shapes[given.name]
-            if tensor.HasField("shape") and len(dims) != len(wanted):
-                raise ProblemError(f"--shape {given.name}: the input has {len(dims)} dimensions, "
-                                   f"got {len(wanted)}")
-            tensor.shape.ClearField("dim")
-            for value in wanted:
-                tensor.shape.dim.add().dim_value = value
-            continue
-        if not tensor.HasField("shape"):
-            raise ProblemError(f"{path}: model input '{given.name}' has no shape: give "
-                               f"--shape {given.name}=D1,D2,...")
-        for k, dim in enumerate(dims):
-            if dim.dim_param in shapes:
-                dim.dim_value = shapes[dim.dim_param][0]
-            elif not dim.HasField("dim_value") or dim.dim_value < 1:
-                label = f"'{dim.dim_param}'" if dim.dim_param else f"{k}"
-                hint = f"--shape {dim.dim_param}=N or " if dim.dim_param else ""
-                raise ProblemError(f"{path}: model input '{given.name}' has a dynamic dimension "
-                                   f"{label}: give {hint}--shape {given.name}=D1,D2,...")
+def _measured(costs: Any) -> list[MeasuredTimes]:
+    if costs is None:
+        return []
+    items = list(costs) if isinstance(costs, (list, tuple)) else [costs]
+    for item in items:
+        if not isinstance(item, MeasuredTimes):
+            raise ProblemError(f"onnx import: costs: expected MeasuredTimes (CostTable.measured()), "
+                               f"not {type(item).__name__}")
+    return items
 
 
 def _tensor_table(onnx: Any, graph: Any) -> dict[str, tuple[tuple[int, ...], int] | None]:
@@ -222,22 +122,6 @@ def _tensor_table(onnx: Any, graph: Any) -> dict[str, tuple[tuple[int, ...], int
     return table
 
 
-def _outer_references(onnx: Any, node: Any) -> list[str]:
-    """Tensors of the enclosing graph that the subgraphs of ``node`` read."""
-    found: list[str] = []
-    for attr in node.attribute:
-        graphs = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else \
-            list(attr.graphs) if attr.type == onnx.AttributeProto.GRAPHS else []
-        for sub in graphs:
-            local = {i.name for i in sub.input} | {t.name for t in sub.initializer}
-            for inner in sub.node:
-                for name in list(inner.input) + _outer_references(onnx, inner):
-                    if name and name not in local and name not in found:
-                        found.append(name)
-                local.update(inner.output)
-    return found
-
-
 def _attrs(onnx: Any, node: Any) -> dict[str, Any]:
     plain = {}
     for attr in node.attribute:
@@ -248,11 +132,71 @@ def _attrs(onnx: Any, node: Any) -> dict[str, Any]:
     return plain
 
 
-def _to_problem(onnx: Any, model: Any, name: str, platform: Platform, static_memory: bool) -> dict:
+@dataclass(frozen=True)
+class OperatorCost:
+    """One operator of a model as the importer costs it.
+
+    Attributes
+    ----------
+    name, op : str
+        Task name (unique) and operator type.
+    index : int
+        Position of the node in the model's graph (runtimes' profiles name nodes by it).
+    flops, bytes : int
+        Its FLOPs and bytes moved (:func:`~schedkit.importers.onnx_costs.op_cost`).
+    known : bool
+        Whether a cost rule covers the operator (else only bytes moved count).
+    weight_bytes, output_bytes : int
+        Bytes of the constants it reads and of the outputs it writes.
+    """
+
+    name: str
+    op: str
+    index: int
+    flops: int
+    bytes: int
+    known: bool
+    weight_bytes: int
+    output_bytes: int
+
+
+def operator_costs(path: str | Path, shape: Any = None) -> tuple[list[OperatorCost], Any]:
+    """The operators of an ONNX model with their costs, and the model with its inputs fixed.
+
+    The model is read as ``convert onnx`` reads it (``shape`` as ``--shape``), so that its
+    operators are the tasks ``convert onnx`` writes, under the same names.
+
+    Returns
+    -------
+    (list of OperatorCost, onnx.ModelProto)
+        The operators in model order, and the model with static input shapes (before
+        shape inference).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from onnx import TensorProto, helper, save
+    >>> x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 8])
+    >>> y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 8])
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "relu.onnx"
+    >>> save(helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"])],
+    ...                                          "g", [x], [y])), path)
+    >>> ops, model = operator_costs(path, ["n=2"])
+    >>> [(o.name, o.op, o.flops, o.bytes, o.output_bytes) for o in ops]
+    [('y', 'Relu', 16, 128, 64)]
+    """
+    onnx = need("onnx", importer="onnx", extra="onnx")
+    model = prepared_model(onnx, file_path(path), shape)
+    return _operators(onnx, inferred_model(onnx, model, file_path(path)), file_path(path).stem)[0], model
+
+
+def _operators(onnx: Any, model: Any, name: str) -> tuple[list[OperatorCost], Any]:
+    """The costed operators, and the operator graph (warns what it had to guess)."""
     graph = model.graph
     table = _tensor_table(onnx, graph)
     names = unique_names([(n.name, n.op_type, list(n.output)) for n in graph.node])
-    nodes = [Node(task, n.op_type, list(n.input) + _outer_references(onnx, n), list(n.output),
+    index = {task: k for k, task in enumerate(names)}
+    nodes = [Node(task, n.op_type, list(n.input) + outer_references(onnx, n), list(n.output),
                   _attrs(onnx, n)) for task, n in zip(names, graph.node)]
     ops = operator_graph(nodes, constants={t.name for t in graph.initializer})
     if not ops.operators:
@@ -280,36 +224,72 @@ def _to_problem(onnx: Any, model: Any, name: str, platform: Platform, static_mem
         return total
 
     no_rule: Counter = Counter()
-    tasks = []
+    rows = []
     for node in ops.operators:
         ins = [e for e in (size(t) for t in node.inputs if t) if e is not None]
         outs = [e for e in (size(t) for t in node.outputs if t) if e is not None]
         cost = _cost(OpCall(node.op, node.attrs, ins, outs))
         if not cost.known:
             no_rule[node.op] += 1
-        # Six significant digits: far below the roofline's own accuracy, and short files.
-        durations = {d.name: float(f"{platform.duration(d, cost.flops, cost.bytes):.6g}")
-                     for d in platform.devices if node.op not in d.unsupported_ops}
-        weights = nbytes(ops.weights.get(node.name, []))
-        task: dict[str, Any] = {"name": node.name, "op": node.op, "durations": durations,
-                                "weight_memory": weights,
-                                "activation_memory": nbytes([o for o in node.outputs if o])}
-        if static_memory:
-            task["memory"] = weights
-        tasks.append(task)
-    edges = [{"src": src, "dst": dst, "size": nbytes(tensors)}
-             for (src, dst), tensors in ops.edges.items()]
+        rows.append(OperatorCost(node.name, node.op, index[node.name], cost.flops, cost.bytes,
+                                 cost.known, nbytes(ops.weights.get(node.name, [])),
+                                 nbytes([o for o in node.outputs if o])))
     if no_rule:
         listed = ", ".join(f"{op} ({n})" for op, n in sorted(no_rule.items()))
         warnings.warn(f"{name}: no cost rule for {sum(no_rule.values())} operator(s), costed by "
-                      f"bytes moved only: {listed}", OnnxImportWarning, stacklevel=3)
+                      f"bytes moved only: {listed}", OnnxImportWarning, stacklevel=4)
     if unknown_shapes:
         shown = ", ".join(unknown_shapes[:5]) + (f" (+{len(unknown_shapes) - 5} more)"
                                                  if len(unknown_shapes) > 5 else "")
         warnings.warn(f"{name}: shape inference left {len(unknown_shapes)} tensor(s) without a "
-                      f"static shape, counted as 0 bytes: {shown}", OnnxImportWarning, stacklevel=3)
-    return {"format": "schedkit/v1", "name": name, "devices": platform.problem_devices(),
-            "links": platform.problem_links(), "tasks": tasks, "edges": edges}
+                      f"static shape, counted as 0 bytes: {shown}", OnnxImportWarning, stacklevel=4)
+    edges = [{"src": src, "dst": dst, "size": nbytes(tensors)}
+             for (src, dst), tensors in ops.edges.items()]
+    return rows, edges
+
+
+def _to_problem(onnx: Any, model: Any, name: str, platform: Platform, static_memory: bool,
+                measured: list[MeasuredTimes]) -> dict:
+    rows, edges = _operators(onnx, model, name)
+    check_nodes(measured, {row.name: row.op for row in rows}, name)
+    taking = assign_devices(platform, measured)
+    counts: Counter = Counter()
+    tasks = []
+    for row in rows:
+        durations = {}
+        for d in platform.devices:
+            if row.op in d.unsupported_ops:
+                continue
+            table = taking.get(d.name)
+            if table is not None and row.name in table.times:
+                value = table.times[row.name] / platform.seconds
+                counts[d.name] += 1
+            else:
+                value = platform.duration(d, row.flops, row.bytes)
+            # Six significant digits: far below the roofline's own accuracy, and short files.
+            durations[d.name] = float(f"{value:.6g}")
+        task: dict[str, Any] = {"name": row.name, "op": row.op, "durations": durations,
+                                "weight_memory": row.weight_bytes, "activation_memory": row.output_bytes}
+        if static_memory:
+            task["memory"] = row.weight_bytes
+        tasks.append(task)
+    for table in measured:
+        absent = [row.name for row in rows if row.name not in table.times]
+        if absent:  # a partial table (a trace of some kernels): the rest keeps the roofline
+            warnings.warn(f"{name}: {table.source} gives no time for {len(absent)} of the "
+                          f"{len(rows)} operators ({', '.join(absent[:3])}"
+                          f"{', ...' if len(absent) > 3 else ''}): roofline time on its devices",
+                          OnnxImportWarning, stacklevel=3)
+    data = {"format": "schedkit/v1", "name": name, "time_unit": platform.time_unit,
+            "devices": platform.problem_devices(), "links": platform.problem_links(), "tasks": tasks,
+            "edges": edges}
+    if measured:
+        data["measured"] = {d.name: counts[d.name] for d in platform.devices if d.name in taking}
+        # What each measured duration holds beyond its kernels (the run's time outside the
+        # nodes, shared): a reader can take it out again, or see why durations exceed a profile.
+        data["measured_overhead"] = {d.name: float(f"{taking[d.name].overhead / platform.seconds:.6g}")
+                                     for d in platform.devices if d.name in taking}
+    return data
 
 
 def _cost(call: OpCall):

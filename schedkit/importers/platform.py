@@ -64,6 +64,9 @@ class RooflineDevice(_Frozen):
     """Identical devices share a group (symmetry breaking)."""
     unsupported_ops: list[str] = []
     """Operator types this device cannot run (no duration there)."""
+    type: Name | None = None
+    """Device type (``cpu``, ``gpu``) that cost tables name (``convert onnx --costs``); by
+    default read from the name (:meth:`Platform.device_type`)."""
 
 
 class PlatformLink(_Frozen):
@@ -103,6 +106,25 @@ class Platform(_Frozen):
                 if end not in names:
                     raise ValueError(f"link {link.src}->{link.dst}: unknown device '{end}'")
         return self
+
+    @staticmethod
+    def device_type(device: RooflineDevice) -> str:
+        """The type of ``device``: its ``type``, else its name lower-cased without a server
+        prefix (up to the last ``_``) and trailing digits.
+
+        Examples
+        --------
+        >>> devices = [{"name": n, "peak_flops": 1, "memory_bandwidth": 1}
+        ...            for n in ("cpu0", "n1_GPU3", "host")]
+        >>> platform = parse_platform({"devices": devices + [
+        ...     {"name": "x", "type": "tpu", "peak_flops": 1, "memory_bandwidth": 1}]})
+        >>> [platform.device_type(d) for d in platform.devices]
+        ['cpu', 'gpu', 'host', 'tpu']
+        """
+        if device.type is not None:
+            return device.type
+        base = device.name.rsplit("_", 1)[-1].lower()
+        return base.rstrip("0123456789") or base
 
     @property
     def seconds(self) -> float:

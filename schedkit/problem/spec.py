@@ -185,12 +185,28 @@ class ProblemSpec(_Frozen):
     edges: list[EdgeSpec] = []
     workload: WorkloadSpec | None = None
     """Optional workload ``{inputs: L}`` for batching formulations (by default one input)."""
+    time_unit: Literal["s", "ms", "us"] | None = None
+    """Unit of every time of the problem (durations, latencies; bandwidths are data per this
+    unit), when known: importers of physical times record it and summaries and pictures show
+    it. Absent, times are unit-free."""
+    measured: dict[Name, Annotated[int, Field(ge=0)]] | None = None
+    """Per device, how many task durations on it were measured (``convert onnx --costs``)
+    rather than estimated by the roofline; absent when none was measured."""
+    measured_overhead: dict[Name, NonNegative] | None = None
+    """Per device, the time each measured duration on it includes beyond its node's kernels:
+    its share of the time a measured run spends outside the nodes (dispatch, allocation, the
+    call), so that on one device the durations sum to the measured latency
+    (:meth:`schedkit.costs.CostTable.overhead`)."""
 
     @model_validator(mode="after")
     def _check_consistency(self) -> ProblemSpec:
         devices = _unique([d.name for d in self.devices], "device")
         by_name = {d.name: d for d in self.devices}
         tasks = _unique([t.name for t in self.tasks], "task")
+        for key in ("measured", "measured_overhead"):
+            for device in getattr(self, key) or {}:
+                if device not in devices:
+                    raise ValueError(f"{key}: unknown device '{device}'")
         for link in self.links:
             for end in (link.src, link.dst):
                 if end not in devices:

@@ -28,7 +28,7 @@ from typing import Any
 
 from schedkit.errors import SchedkitError, printable
 from schedkit.report.base import in_range, register_renderer
-from schedkit.report.layout import Layout, bar_label, check_fits, memory_levels, peak, si
+from schedkit.report.layout import Layout, bar_label, check_fits, memory_levels, peak, si, time_label
 
 __all__ = ["render_gantt", "gantt_figure", "FORMATS", "LABELLED_TASKS", "WIDTHS", "DPIS", "MAX_PIXELS"]
 
@@ -140,9 +140,9 @@ def _figure(problem: Any, schedule: Any, colour_by: str | None, title: str | Non
         ax.axhline(len(layout.devices) - 0.5, color="#888888", linewidth=0.8)
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)
     ax.set_axisbelow(True)
-    ax.set_xlabel("time")
+    ax.set_xlabel(time_label(problem))
     # (every text drawn: a name's control characters escaped, as in messages; no mathtext)
-    ax.set_title(printable(title if title is not None else schedule.summary()), fontsize=10, loc="left")
+    ax.set_title(printable(title if title is not None else schedule.summary(problem.spec.time_unit)), fontsize=10, loc="left")
     if len(layout.legend) > 1:  # a single colour needs no key
         handles = [Patch(facecolor=c, label=printable(k)) for k, c in layout.legend]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=7,
@@ -189,7 +189,7 @@ def _memory_panel(ax: Any, problem: Any, layout: Layout, levels: dict, font: flo
         ax.set_ylim(len(devices) - 0.5, -0.5)
         ax.set_yticks(range(len(devices)), [printable(d) for d in devices], fontsize=font)
         ax.figure.colorbar(strips, ax=ax, label="memory / capacity", fraction=0.03, pad=0.01)
-    ax.set_xlabel("time")
+    ax.set_xlabel(time_label(problem))
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)
 
 

@@ -154,15 +154,16 @@ def render_html(problem: Any, schedule: Any, *, formulation: str | None = None,
     transfers = [{"src": t.src, "dst": t.dst, "from": t.from_, "to": t.to, "start": nice_time(t.start),
                   "end": nice_time(t.end), "time": nice_time(t.end - t.start), "route": " + ".join(route)}
                  for t, route in moves[:TRANSFER_ROWS]]
+    unit = f" {problem.spec.time_unit}" if problem.spec.time_unit else ""
     summary = [("problem", problem.name),
                ("size", f"{len(problem.tasks)} tasks, {len(problem.edges)} edges, "
                         f"{len(problem.devices)} devices, {len(problem.spec.links)} links"),
                ("method", schedule.method), ("status", schedule.status),
-               ("makespan", "" if schedule.makespan is None else f"{schedule.makespan:.6g}"),
+               ("makespan", "" if schedule.makespan is None else f"{schedule.makespan:.6g}{unit}"),
                ("throughput", f"{throughput(schedule):.6g} inputs per time unit ({inputs_of(schedule)} inputs in "
                               f"{len(schedule.tasks)} batches)" if is_batched(schedule) and schedule.makespan else ""),
                ("bound", "" if schedule.bound is None or not math.isfinite(schedule.bound)
-                else f"{schedule.bound:.6g}"),
+                else f"{schedule.bound:.6g}{unit}"),
                ("gap", _gap(schedule)),
                ("solve time", "" if schedule.solve_seconds is None else f"{schedule.solve_seconds:.2f} s"),
                ("transfers", str(len(schedule.transfers)))]

@@ -25,7 +25,7 @@ from typing import Any, Literal, get_args
 from schedkit.errors import OptionError, ScheduleError
 
 __all__ = ["Layout", "Utilisation", "PALETTE", "OTHER_COLOUR", "CHANNEL_ROWS", "check_fits", "channel_names",
-           "memory_levels", "peak", "nice_time", "si"]
+           "memory_levels", "peak", "nice_time", "si", "time_label"]
 
 #: Colours of the most frequent keys (matplotlib's tab20, pairs split so neighbours differ).
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
@@ -271,6 +271,19 @@ def peak(points: list[tuple[float, float]]) -> float:
     5.0
     """
     return max((level for _, level in points), default=0.0) if points else 0.0
+
+
+def time_label(problem: Any) -> str:
+    """The label of a time axis: ``time (ms)`` when the problem records its unit, else ``time``.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as P
+    >>> time_label(P(spec=P(time_unit="ms"))), time_label(P(spec=P(time_unit=None)))
+    ('time (ms)', 'time')
+    """
+    unit = getattr(getattr(problem, "spec", None), "time_unit", None)
+    return f"time ({unit})" if unit else "time"
 
 
 def si(value: float) -> str:

@@ -225,12 +225,13 @@ class Schedule(BaseModel):
         validate(problem, self, blocks)
         return self
 
-    def summary(self) -> str:
+    def summary(self, time_unit: str | None = None) -> str:
         """One line: status, makespan, bound, gap and time.
 
         Numbers are shown with up to 10 significant digits; the bound of an ``optimal``
         schedule, proven up to the solver's gap (:data:`~schedkit.numerics.OPTIMAL_GAP`),
-        is shown as the makespan it meets (the file keeps the exact bound).
+        is shown as the makespan it meets (the file keeps the exact bound). ``time_unit``
+        (the problem's, when it records one: ``ms``) follows the makespan and the bound.
 
         Examples
         --------
@@ -238,17 +239,20 @@ class Schedule(BaseModel):
         ...              tasks=[TaskRun(task="a", device="m", start=0, end=55)])
         >>> s.summary()
         'milp on ft06: status=optimal makespan=55 bound=55 gap=0.00%'
+        >>> s.summary("ms")
+        'milp on ft06: status=optimal makespan=55ms bound=55ms gap=0.00%'
         """
+        unit = time_unit or ""
         parts = [f"status={self.status}"]
         if self.makespan is not None:
-            parts.append(f"makespan={self.makespan:.10g}")
+            parts.append(f"makespan={self.makespan:.10g}{unit}")
             if is_batched(self) and self.makespan > 0:  # DiviML's measure: inputs per time unit
                 parts.append(f"throughput={throughput(self):.6g}")
         if self.bound is not None and math.isfinite(self.bound):
             bound = self.bound
             if self.status == "optimal" and closed(self.makespan, bound, OPTIMAL_GAP):
                 bound = self.makespan
-            parts.append(f"bound={bound:.10g}")
+            parts.append(f"bound={bound:.10g}{unit}")
             if self.gap is not None:
                 parts.append(f"gap={100 * self.gap:.2f}%")
         if self.solve_seconds is not None:

@@ -259,3 +259,23 @@ def test_shapes_beyond_int64_or_not_integers_are_one_line_errors(shape, words, t
 def test_the_largest_int64_shape_converts(tmp_path):
     data = read(dynamic_mlp(), tmp_path, shape=[f"batch={2**63 - 1}"])
     Problem.from_dict(data)
+
+
+def test_measured_times_and_their_overhead_share_are_recorded(tmp_path):
+    from schedkit.importers.measured import MeasuredTimes
+
+    platform = {"time_unit": "ms", "devices": [
+        {"name": "cpu0", "peak_flops": 1e11, "memory_bandwidth": 1e10},
+        {"name": "gpu0", "peak_flops": 1e13, "memory_bandwidth": 1e12}]}
+    # conv and relu ran, each with 0.5 ms of the run's time outside the nodes; bn was fused.
+    table = MeasuredTimes({"conv": 0.0025, "bn": 0.0, "relu": 0.0015}, "cpu", source="t.json",
+                          overhead=0.0005)
+    data = read(conv_bn_relu(), tmp_path, platform=platform, costs=[table])
+    durations = {t["name"]: t["durations"]["cpu0"] for t in data["tasks"]}
+    assert durations == pytest.approx({"conv": 2.5, "bn": 0.0, "relu": 1.5})
+    assert data["measured"] == {"cpu0": 3} and data["measured_overhead"] == {"cpu0": 0.5}
+    problem = Problem.from_dict(data)
+    assert problem.spec.measured_overhead == {"cpu0": 0.5}
+    with pytest.raises(SchedkitError, match="measured_overhead: unknown device 'cpu9'"):
+        Problem.from_dict({**data, "measured_overhead": {"cpu9": 0.5}})
+    assert "measured_overhead" not in read(conv_bn_relu(), tmp_path, platform=platform)
