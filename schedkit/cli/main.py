@@ -29,6 +29,7 @@ from schedkit.cli.common import EXIT_CODES, EXIT_ERROR, EXIT_NO_SCHEDULE, check_
 from schedkit.cli.costs import add_costs_commands
 from schedkit.cli.files import add_convert_command, add_file_commands
 from schedkit.cli.decompose import add_decompose_command
+from schedkit.cli.execute import add_execute_command
 from schedkit.cli.generate import add_generate_command
 from schedkit.cli.listings import add_listing_commands
 from schedkit.cli.pictures import add_picture_commands
@@ -75,6 +76,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     add_picture_commands(sub)
     add_decompose_command(sub, flags=argv is None or words[:1] == ["decompose"], helps=helping)
     add_costs_commands(sub)
+    add_execute_command(sub)
     return parser
 
 
