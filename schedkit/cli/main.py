@@ -34,6 +34,7 @@ from schedkit.cli.generate import add_generate_command
 from schedkit.cli.listings import add_listing_commands
 from schedkit.cli.pictures import add_picture_commands
 from schedkit.cli.solve import add_solve_command
+from schedkit.cli.torch_export import add_torch_export_command
 from schedkit.errors import Interrupted, NoScheduleError, OptionError, SchedkitError
 
 __all__ = ["build_parser", "main"]
@@ -77,6 +78,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     add_decompose_command(sub, flags=argv is None or words[:1] == ["decompose"], helps=helping)
     add_costs_commands(sub)
     add_execute_command(sub)
+    add_torch_export_command(sub)
     return parser
 
 
