@@ -215,12 +215,16 @@ class SearchMethod(FollowsFormulation):
         order = bfs_order(problem)
         transfers = self.transfers(problem)
         levels = self.levels(problem, transfers)
-        if levels is None:
-            timing = OrderedTiming(problem, order, insertion=self.options.insertion, resource=transfers.resource)
-        else:
-            timing = LevelledTiming(problem, order, self.options.insertion, transfers.resource, levels.mode)
-        device_of, start_schedule = self.starting_point(problem, space, None if levels is None else timing)
+        levelled = None if levels is None else \
+            LevelledTiming(problem, order, self.options.insertion, transfers.resource, levels.mode)
+        device_of, start_schedule = self.starting_point(problem, space, levelled)
         bound = formulation_bound(problem, self.blocks(problem))
+        if start_schedule is not None and limit is not None and time.perf_counter() - began > limit / 2:
+            # (the start method took half the time: setting up the search's timing takes as
+            # long again on large graphs, for a search that would have no time left)
+            return self._start_result(problem, start_schedule, bound)
+        timing = levelled if levelled is not None else \
+            OrderedTiming(problem, order, insertion=self.options.insertion, resource=transfers.resource)
         timed = time.perf_counter()
         value = timing(device_of)
         timing.keep()
@@ -231,16 +235,16 @@ class SearchMethod(FollowsFormulation):
         best, value = self.search(space, timing, device_of, value, deadline)
         if start_schedule is not None and start_schedule.makespan <= value:
             # The search found nothing better than the start method's own schedule.
-            where = {r.task: r for r in start_schedule.tasks}
-            index = problem.task_index
-            kept = Transfers(problem, None)  # the start method's transfer times, as they were
-            kept.booked.update({(index[t.src], index[t.dst]): (t.start, t.end) for t in start_schedule.transfers})
-            return Result.heuristic(to_schedule(problem, placement_indices(problem, start_schedule),
-                                                [where[t].start for t in problem.tasks], self.name, kept),
-                                    bound=bound)
+            return self._start_result(problem, start_schedule, bound)
         if value == math.inf:
             raise ProblemError(f"method '{self.name}': no device string it tried lets every task fit the "
                                f"memory levels (memory_timeline; not a proof that no schedule exists)")
         device_of, start = list_schedule(problem, order_priority(order), device_of=best,
                                          insertion=self.options.insertion, transfers=transfers, levels=levels)
         return Result.heuristic(to_schedule(problem, device_of, start, self.name, transfers), bound=bound)
+
+    def _start_result(self, problem: Problem, start_schedule: Schedule, bound: float) -> Result:
+        """The start method's schedule as this method's answer: its rows and transfer times."""
+        return Result.heuristic(Schedule(problem=problem.name, method=self.name, status="heuristic",
+                                         makespan=start_schedule.makespan, tasks=start_schedule.tasks,
+                                         transfers=start_schedule.transfers), bound=bound)
