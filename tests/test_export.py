@@ -114,3 +114,44 @@ def test_solution_without_any_value_or_file(tmp_path):
         load_solution(built, tmp_path / "prose.sol")
     with pytest.raises(ScheduleError, match="absent.sol: no such file"):
         read_solution(tmp_path / "absent.sol", {})
+
+
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+def test_export_refuses_a_model_too_large_for_memory_before_building_it(tmp_path, capsys, monkeypatch, suffix):
+    import schedkit.milp.budget as budget
+    from schedkit.cli import main
+
+    monkeypatch.setattr(budget, "available_memory", lambda: 10**6)   # about 3,300 nonzeros fit
+    monkeypatch.setattr("schedkit.milp.formulation.Formulation.build",
+                        lambda *a, **k: pytest.fail("the model was built"))
+    out = tmp_path / f"m{suffix}"
+    assert main(["export", "examples/hetero20.yaml", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not written: the model would hold about" in err and "GB free" in err
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_export_refuses_a_file_larger_than_the_disk_space(tmp_path, capsys, monkeypatch):
+    import shutil
+    from collections import namedtuple
+
+    from schedkit.cli import main
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**6, 10**6 - 5000, 5000))
+    out = tmp_path / "m.lp"
+    assert main(["export", "examples/hetero20.yaml", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "GB of LP, and 0.00 GB are free on its disk" in err and not out.exists()
+
+
+def test_export_running_out_of_memory_while_building_is_one_line(tmp_path, capsys, monkeypatch):
+    from schedkit.cli import main
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr("schedkit.milp.method.Milp.build", exhausted)
+    out = tmp_path / "m.lp"
+    assert main(["export", "examples/hetero20.yaml", "-o", str(out)]) == 1
+    assert "ran out of memory for the model" in capsys.readouterr().err and not out.exists()

@@ -209,10 +209,16 @@ def run_export(args: argparse.Namespace) -> int:
     wrote .../tiny.lp: ... columns, ... rows (horizon ...)
     0
     """
-    from schedkit.milp.export import write_model
+    from schedkit.errors import SchedkitError
+    from schedkit.milp.export import check_export, write_model
 
     problem = load_problem(args.problem)
-    built = _milp(args.formulation).build(problem)
+    milp = _milp(args.formulation)
+    check_export(milp.formulation, problem, args.output)  # (before minutes of building)
+    try:
+        built = milp.build(problem)
+    except MemoryError:  # (the estimate is an average: one line, not a traceback)
+        raise SchedkitError(f"{args.output}: not written: the machine ran out of memory for the model") from None
     names = write_model(built, args.output)
     rows = built.linear.num_rows
     say(f"wrote {args.output}: {len(names)} columns, {rows} rows (horizon {built.horizon:g})")
