@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from schedkit.errors import ProblemError
+from schedkit.machine import ensure_fits
 
 __all__ = ["layered", "erdos_renyi", "dump"]
 
@@ -58,6 +59,21 @@ def _check_range(name: str, bounds: tuple[float, float], positive: bool = False)
 def _check_count(name: str, value: int, least: int = 1) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
         raise ProblemError(f"{name}: needs an integer >= {least}, got {value!r}")
+
+
+#: Bytes of a generated task per device (its duration) and of a generated edge, in the data
+#: and in the problem loaded from it; pairs of tasks drawn per second (edges are drawn per pair).
+TASK_BYTES, DURATION_BYTES, EDGE_BYTES, PAIRS_PER_SECOND = 500, 150, 400, 5e6
+#: Generations longer than this are refused (seconds).
+LONGEST_SECONDS = 600
+
+
+def _check_size(what: str, tasks: int, devices: int, pairs: int, edges: float) -> None:
+    """Refuse a graph whose data cannot fit the memory free, or whose edges take too long to draw."""
+    if pairs / PAIRS_PER_SECOND > LONGEST_SECONDS:
+        raise ProblemError(f"{what}: {pairs:,} pairs of tasks to draw edges for, about "
+                           f"{pairs / PAIRS_PER_SECOND / 60:,.0f} minutes (at most {LONGEST_SECONDS // 60})")
+    ensure_fits(what, tasks * (TASK_BYTES + DURATION_BYTES * devices) + edges * EDGE_BYTES)
 
 
 def _check_prob(name: str, value: float) -> None:
@@ -157,6 +173,9 @@ def layered(levels: int, width: int, edge_prob: float, long_range_prob: float, d
     _check_count("devices", devices)
     _check_prob("edge_prob", edge_prob)
     _check_prob("long_range_prob", long_range_prob)
+    _check_size(f"levels x width: {levels * width:,} tasks on {devices:,} devices", levels * width, devices,
+                pairs=(levels - 1) * width * width,
+                edges=(levels - 1) * width * width * edge_prob + levels * width * long_range_prob)
     work = _check_range("work", work)
     size = _check_range("size", size)
     speed = _check_range("speed", speed, positive=True)
@@ -235,6 +254,8 @@ def erdos_renyi(tasks: int, edge_prob: float, devices: int, seed: int = 0, *,
     _check_count("tasks", tasks)
     _check_count("devices", devices)
     _check_prob("edge_prob", edge_prob)
+    _check_size(f"tasks: {tasks:,} tasks on {devices:,} devices", tasks, devices,
+                pairs=tasks * (tasks - 1) // 2, edges=edge_prob * tasks * (tasks - 1) / 2)
     work = _check_range("work", work)
     spread = _check_range("spread", spread, positive=True)
     noise = _check_range("noise", noise, positive=True)

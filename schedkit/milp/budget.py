@@ -22,7 +22,7 @@ True
 
 from __future__ import annotations
 
-import os
+from schedkit.machine import available_memory
 
 #: Seconds to build one nonzero (measured: 18 M nonzeros in 25 s, 0.7 M in 0.7 s).
 BUILD_SECONDS_PER_NONZERO = 1.5e-6
@@ -65,21 +65,6 @@ def cp_model_size(formulation, problem) -> int:
     variables = sum(2 * len(a) + 2 for a in problem.allowed)  # presence, interval; start, end
     return variables + sum(block.estimate_cp(problem) for block in formulation.blocks
                            if block.role != "cut" and block.applies_to(problem))
-
-
-def available_memory() -> int | None:
-    """Bytes of memory free for this process (``MemAvailable``), ``None`` when unknown."""
-    try:
-        with open("/proc/meminfo") as info:
-            for line in info:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def too_large(nonzeros: int, seconds_left: float | None, memory: int | None = None, *,

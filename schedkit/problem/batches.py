@@ -29,6 +29,10 @@ Examples
 from __future__ import annotations
 
 from schedkit.errors import ProblemError
+from schedkit.machine import ensure_fits
+
+#: Bytes a method holds per (task, input) run, at the least: an unrolled task with its rows.
+TASK_RUN_BYTES = 1000
 
 
 class Batches:
@@ -55,6 +59,10 @@ class Batches:
     def __init__(self, problem):
         spec = problem.spec
         self.inputs = spec.workload.inputs if spec.workload is not None else 1
+        if self.inputs > 1:  # (every method holds each task's runs, and sizes up to L a device)
+            n, L = len(spec.tasks), self.inputs
+            ensure_fits(f"workload.inputs: {L:,} inputs of {n:,} tasks are {n * L:,} task runs to schedule",
+                        n * L * (TASK_RUN_BYTES + 8 * len(spec.devices)))
         self._tables: list[dict[int, object]] = []
         self.sizes: list[dict[int, tuple[int, ...]]] = []
         for i, task in enumerate(spec.tasks):
@@ -113,6 +121,8 @@ def adds_up(sizes, total: int) -> bool:
     >>> adds_up([4, 8], 12), adds_up([4, 8], 10), adds_up([], 0)
     (True, False, True)
     """
+    if 1 in sizes:  # (any total: the table below would cost L steps per size)
+        return True
     reachable = [True] + [False] * total
     for t in range(1, total + 1):
         reachable[t] = any(b <= t and reachable[t - b] for b in sizes)
