@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib.util
 import time
 
-from schedkit.errors import SchedkitError
+from schedkit.errors import SchedkitError, SolverError
 from schedkit.milp.cpsat import Worker, make_job, read_answer, require_cpsat
 from schedkit.milp.race import Pace
 from schedkit.numerics import OPTIMAL_GAP, closed
@@ -80,8 +80,11 @@ def cp_beside(problem: Problem, formulation, warm, deadline: float | None, to_mo
             return
         low, high = FULL_SPEED_SECONDS
         shared.pace = Pace(shared, high if left is None else min(high, max(low, FULL_SPEED_SHARE * left)))
-        job = make_job(problem, formulation, warm.makespan if warm else None, warm, left, RACING_WORKERS, seed,
-                       verbose)
+        try:
+            job = make_job(problem, formulation, warm.makespan if warm else None, warm, left, RACING_WORKERS, seed,
+                           verbose)
+        except SolverError:  # (times beyond CP-SAT's integers: HiGHS races alone)
+            return
 
         def improving(found) -> None:
             # each schedule CP-SAT finds is offered to HiGHS as it comes, its bound too

@@ -176,6 +176,22 @@ class Problem:
                     raise ProblemError(f"edge {self.tasks[i]}->{self.tasks[j]}: transfer time "
                                        f"'{self.devices[u]}->{self.devices[v]}': no link path "
                                        f"from {self.devices[u]} to {self.devices[v]}")
+        self._check_finite_transfers()
+
+    def _check_finite_transfers(self) -> None:
+        """The largest edge over the slowest route must take a finite time (1e300 bytes over
+        a bandwidth of 1e-300 overflow to infinity: no method can time that)."""
+        if not self.edges:
+            return
+        i, j, size = max(self.edges, key=lambda edge: float(edge[2]))
+        n = len(self.devices)
+        for u in range(n):
+            for v in range(n):
+                if u != v and self.linked[u][v] and \
+                        not math.isfinite(float(size) * self.inv_bandwidth[u][v] + self.latency[u][v]):
+                    raise ProblemError(f"edge {self.tasks[i]}->{self.tasks[j]}: its size {float(size):g} from "
+                                       f"{self.devices[u]} to {self.devices[v]} takes longer than any number "
+                                       f"(the transfer time overflows to infinity)")
 
     def comm_time(self, size: float, u: int, v: int) -> float:
         """Time to move an edge's data, ``size``, from device ``u`` to device ``v`` (0 on one device).

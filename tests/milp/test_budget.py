@@ -144,3 +144,30 @@ def test_a_cpsat_model_too_slow_to_build_returns_the_start_schedule(monkeypatch,
     assert "the CP-SAT model would hold about" in schedule.message
     assert ("the model would hold about" in schedule.message) == (solver == "auto")
     assert schedule.solve_seconds < 5
+
+
+@pytest.mark.parametrize("size,bandwidth,latency", [(1e300, 1e-300, 0.0), (1e308, 0.1, 0.0), (1.0, 1.0, 1.7e308)])
+def test_a_transfer_time_that_overflows_is_refused_on_load_naming_the_edge(size, bandwidth, latency):
+    data = {"name": "overflow", "devices": [{"name": "a"}, {"name": "b"}],
+            "links": [{"src": "a", "dst": "b", "bandwidth": bandwidth, "latency": latency}],
+            "tasks": [{"name": "t0", "work": 1}, {"name": "t1", "work": 1}, {"name": "t2", "work": 1}],
+            "edges": [{"src": "t0", "dst": "t1", "size": 1.0}, {"src": "t1", "dst": "t2", "size": size}]}
+    if latency:  # (then two latencies along a route overflow: one link still takes a finite time)
+        data["devices"].append({"name": "c"})
+        data["links"].append({"src": "b", "dst": "c", "bandwidth": 1.0, "latency": latency})
+    with pytest.raises(schedkit.ProblemError, match=r"edge t\d->t\d: its size .* from . to . takes longer than "
+                                                    r"any number \(the transfer time overflows to infinity\)"):
+        Problem.from_dict(data)
+
+
+@pytest.mark.parametrize("huge", [1e19, 1e300])
+def test_times_beyond_cpsat_integers_are_one_line_alone_and_highs_alone_in_the_race(huge):
+    problem = Problem.from_dict({
+        "name": "huge", "devices": [{"name": "a"}, {"name": "b"}], "links": [{"src": "a", "dst": "b", "bandwidth": 1}],
+        "tasks": [{"name": "t1", "durations": {"a": huge, "b": huge}}, {"name": "t2", "durations": {"a": 1, "b": 1}}],
+        "edges": [{"src": "t1", "dst": "t2", "size": 1}]})
+    with pytest.raises(schedkit.SolverError, match=r"CP-SAT counts time in integers up to 1e\+18: problem 'huge' "
+                                                   r"needs a horizon of .*; its longest task, 't1', takes"):
+        Milp(solver="cpsat").solve(problem)
+    schedule = Milp(solver="auto").solve(problem)   # (HiGHS races alone)
+    assert schedule.status == "optimal" and schedule.makespan == huge + 1

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from schedkit.errors import SolverError
 from schedkit.numerics import is_whole, whole_units
 from schedkit.problem import Problem
 
@@ -32,6 +33,9 @@ from schedkit.problem import Problem
 MAX_EXACT_TICKS = 10**8
 #: About how many ticks the horizon spans when no power of ten makes every time an integer.
 INEXACT_TICKS = 10**7
+#: The largest horizon in ticks: CP-SAT's integers reach 2^62, and a model adds two horizons
+#: (an end and a transfer) in some of its rows.
+MAX_TICKS = 2**60
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,13 @@ class Ticks:
             values += [problem.comm_time(size, u, v) for u in problem.allowed[i] for v in problem.allowed[j]
                        if problem.pair_allowed(size, u, v) and problem.moves(size, u, v)]
         horizon = max(horizon, max(values, default=0.0), 1e-12)
+        if horizon > MAX_TICKS:  # (a tick is at least one unit: CP-SAT's integers cannot hold it)
+            longest = max(((t, i) for i, table in enumerate(problem.durations) for t in table.values()),
+                          default=(0.0, None))
+            named = f"; its longest task, '{problem.tasks[longest[1]]}', takes {longest[0]:g}" \
+                if longest[1] is not None else ""
+            raise SolverError(f"CP-SAT counts time in integers up to {MAX_TICKS:.0e}: problem "
+                              f"'{problem.name}' needs a horizon of {horizon:g}{named} (use --solver highs)")
         largest = 10 ** max(0, math.floor(math.log10(MAX_EXACT_TICKS / horizon)))
         scale = whole_units(values, largest)
         if all(is_whole(v * scale) for v in values):
