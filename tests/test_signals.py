@@ -50,13 +50,17 @@ def _started(log: Path, process: subprocess.Popen, marker: str | None, timeout: 
     assert process.poll() is None, log.read_text()
 
 
-#: (method flags, the log line after which the exact solver runs (``None``: see _started), signal)
+#: (method flags, the log line after which the exact solver runs (``None``: see _started; ``""``:
+#: a second after the start), signal)
 RUNS = {
     "milp-race-int": (["-m", "milp", "-v"], "Starting CP-SAT", signal.SIGINT),
     "milp-highs-term": (["-m", "milp", "--solver", "highs", "-v"], "Running HiGHS", signal.SIGTERM),
     "milp-cpsat-int": (["-m", "milp", "--solver", "cpsat", "-v"], "Starting CP-SAT", signal.SIGINT),
     "auto-term": (["-m", "auto"], None, signal.SIGTERM),
     "auto-int": (["-m", "auto"], None, signal.SIGINT),
+    # (a decomposition stopped before its parts are combined keeps the finisher's schedule)
+    "kedge-int": (["-m", "kedge"], "", signal.SIGINT),
+    "merge-term": (["-m", "merge"], "", signal.SIGTERM),
 }
 
 

@@ -51,6 +51,7 @@ Examples
 from __future__ import annotations
 
 import json
+import signal
 from typing import Any, ClassVar
 
 import yaml
@@ -65,7 +66,8 @@ from schedkit.decompose.executor import (OnProgress, bounded_executor, executor_
 from schedkit.decompose.parts import Part, part_options
 from schedkit.decompose.reduction import DECOMPOSITIONS, NoOptions, Reduction, Split
 from schedkit.decompose.retry import retry_unproven
-from schedkit.errors import SchedkitError
+from schedkit import interrupt
+from schedkit.errors import Interrupted, SchedkitError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method
 from schedkit.registry import Registry
 from schedkit.problem import Problem
@@ -174,6 +176,41 @@ class DecompositionMethod(Method):
         return self.inner.blocks(problem)
 
     def run(self, problem: Problem) -> Result:
+        try:
+            return self._run(problem)
+        except KeyboardInterrupt as stop:
+            if isinstance(stop, Interrupted) and stop.result is not None and stop.problem is problem:
+                raise
+            # (Ctrl-C or SIGTERM before the parts were combined: the whole problem by the
+            # finisher, in milliseconds, so that a schedule is kept; a second signal ends it)
+            signum = getattr(stop, "signum", None) or interrupt.received() or signal.SIGINT
+            kept = self._finished_whole(problem)
+            if kept is None:
+                raise
+            raise Interrupted(kept, signum, problem) from None
+
+    def _finished_whole(self, problem: Problem) -> Result | None:
+        """The whole problem solved by :data:`FINISHER` under the inner method's formulation,
+        saying so (``None`` when the finisher does not take that formulation)."""
+        takes = "formulation" in METHODS.get(FINISHER).Options.model_fields
+        formulation = self._part_options(problem).get("formulation") if takes else None
+        options = part_options(FINISHER, {} if formulation is None else {"formulation": formulation})
+        try:
+            with silenced():
+                result = METHODS.get(FINISHER)(**options).result(problem)
+        except Interrupted as again:  # (the signal still pending stops it once it has its schedule)
+            result = again.result
+        except SchedkitError:
+            return None
+        if result is None or result.schedule is None:
+            return None
+        label = f"{self.name}:{self.options.inner}"
+        return result.model_copy(update={
+            "schedule": result.schedule.model_copy(update={"method": label}), "method": label,
+            "termination": Termination.INTERRUPTED,
+            "message": f"interrupted before the parts were combined: {FINISHER}'s schedule of the whole problem"})
+
+    def _run(self, problem: Problem) -> Result:
         o = self.options
         budget = Budget(o.time_limit)
         for step in self.chain.steps:
