@@ -22,6 +22,7 @@ latency ...
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from schedkit import interrupt
@@ -111,6 +112,21 @@ def main(argv: list[str] | None = None) -> int:
     heft on tiny: status=heuristic makespan=4.51625 bound=3.482608696 gap=22.89% time=...
     0
     """
+    status = _main(argv)
+    race = sys.modules.get("schedkit.milp.race")
+    if argv is None and race is not None and race.left_running():
+        # A HiGHS run given up on at its time limit still runs in a thread, which would abort
+        # the interpreter's shutdown: everything is written, so leave now.
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (ValueError, OSError):  # (closed: a reader that left)
+                pass
+        os._exit(status)
+    return status
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
         parser = build_parser(argv)

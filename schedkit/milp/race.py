@@ -171,7 +171,23 @@ PACE_SLICE = 0.02
 MAX_PAUSE = 0.5
 
 
-def run_beside(h, helper, shared: Shared) -> bool:
+#: Seconds between looks at a running HiGHS, and how long an interrupted one is waited for.
+POLL_SECONDS = 0.05
+STOP_GRACE = 2.0
+#: How long a helper (CP-SAT's reader, subset bounds) is waited for once HiGHS has returned.
+HELPER_GRACE = 5.0
+#: Threads of solver runs given up on, still running: HiGHS's own threads abort the
+#: interpreter's shutdown ("terminate called without an active exception"), so the command
+#: line leaves without it when there are any (:func:`left_running`).
+LEFT_RUNNING: list[threading.Thread] = []
+
+
+def left_running() -> bool:
+    """Whether a solver run given up on is still running in this process."""
+    return any(thread.is_alive() for thread in LEFT_RUNNING)
+
+
+def run_beside(h, helper, shared: Shared, deadline: float | None = None, late_grace: float = STOP_GRACE) -> bool:
     """Run HiGHS ``h`` (:func:`run_highs`) while ``helper(shared)`` runs in a thread; re-raise
     its error; whether HiGHS returned.
 
@@ -189,24 +205,31 @@ def run_beside(h, helper, shared: Shared) -> bool:
     shared.watch_main(h)
     thread = threading.Thread(target=body, name="schedkit-bounds", daemon=True)
     thread.start()
+    finished = False
     try:
-        finished = run_highs(h, shared)
+        finished = run_highs(h, shared, deadline, late_grace)
     finally:
         shared.stop.set()
-        thread.join()
+        # (a helper's own HiGHS may be stuck in its presolve as well: it is not waited for)
+        thread.join(HELPER_GRACE if finished else POLL_SECONDS)  # (told to stop with HiGHS)
+        if thread.is_alive():
+            LEFT_RUNNING.append(thread)
     if failure and not isinstance(failure[0], KeyboardInterrupt):
         raise failure[0]
     return finished
 
 
-def run_highs(h, shared: Shared) -> bool:
+def run_highs(h, shared: Shared, deadline: float | None = None, late_grace: float = STOP_GRACE) -> bool:
     """Run HiGHS ``h`` in a thread of its own while this one waits; whether it returned.
 
     HiGHS calls back (and so can be stopped) only once its branch and bound has begun;
-    its presolve of a large model can take a minute. Interrupted (Ctrl-C: ``shared.stop``
-    is set and :func:`schedkit.interrupt.received` says so), this thread waits
-    :data:`STOP_GRACE` seconds for HiGHS, then leaves it to stop at its first callback and
-    returns ``False``: ``h`` may not be read then.
+    its presolve of a large model can take minutes, past its own time limit (MSR's
+    Inception-v2 under a 60 s limit: still in ``strengthenInequalities`` at 220 s).
+    Interrupted (Ctrl-C: ``shared.stop`` is set and :func:`schedkit.interrupt.received`
+    says so), or past ``deadline`` (:func:`time.perf_counter`), this thread asks HiGHS to
+    cancel, waits :data:`STOP_GRACE` seconds for it (``late_grace`` past the deadline), then
+    leaves it to stop at its first callback (:data:`LEFT_RUNNING`) and returns ``False``:
+    ``h`` may not be read then.
     """
     from schedkit import interrupt
 
@@ -221,21 +244,26 @@ def run_highs(h, shared: Shared) -> bool:
         finally:
             done.set()
 
-    threading.Thread(target=body, name="schedkit-highs", daemon=True).start()
+    thread = threading.Thread(target=body, name="schedkit-highs", daemon=True)
+    thread.start()
     given_up = None
     while not done.wait(POLL_SECONDS):
-        if given_up is None and shared.stop.is_set() and interrupt.received() is not None:
-            given_up = time.perf_counter() + STOP_GRACE
+        late = deadline is not None and time.perf_counter() > deadline
+        if given_up is None and (late or shared.stop.is_set() and interrupt.received() is not None):
+            shared.stop.set()
+            try:
+                h.cancelSolve()
+            except Exception:  # (an older highspy without it: the callbacks stop it)  # noqa: BLE001
+                pass
+            given_up = time.perf_counter() + (late_grace if late else STOP_GRACE)
         if given_up is not None and time.perf_counter() > given_up:
+            LEFT_RUNNING.append(thread)
             return False
     if failure:
         raise failure[0]
     return True
 
 
-#: Seconds between looks at a running HiGHS, and how long an interrupted one is waited for.
-POLL_SECONDS = 0.05
-STOP_GRACE = 2.0
 
 
 def deadline_after(seconds: float | None) -> float | None:

@@ -171,3 +171,50 @@ def test_times_beyond_cpsat_integers_are_one_line_alone_and_highs_alone_in_the_r
         Milp(solver="cpsat").solve(problem)
     schedule = Milp(solver="auto").solve(problem)   # (HiGHS races alone)
     assert schedule.status == "optimal" and schedule.makespan == huge + 1
+
+
+@pytest.mark.parametrize("solver", ["highs", "auto"])
+def test_a_highs_that_does_not_stop_at_its_limit_is_left_behind(monkeypatch, solver):
+    # HiGHS's MIP presolve does not look at the clock (MSR's Inception-v2: 220 s for a 60 s
+    # limit): here its run starts 30 s late, which it cannot know about.
+    import time
+
+    import highspy
+
+    original = highspy.Highs.run
+
+    def late(self, *args, **kwargs):
+        time.sleep(30)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(highspy.Highs, "run", late)
+    problem = Problem.from_dict(erdos_renyi(40, 0.2, 4, seed=3))
+    began = time.perf_counter()
+    schedule = Milp(solver=solver, time_limit=3, warm_start="heft", lns_seconds=0).solve(problem)
+    assert time.perf_counter() - began < 3 * 1.05 + 2   # (half a second late, as long a grace)
+    # (racing, CP-SAT may prove the optimum while HiGHS is stuck)
+    assert schedule.status in (("heuristic", "feasible") if solver == "highs" else ("heuristic", "feasible", "optimal"))
+    assert schedule.tasks and schedule.violations(problem) == []
+
+
+def test_the_command_line_ends_at_once_with_a_highs_left_behind(tmp_path):
+    import json
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    script = ("import sys, time, highspy\n"
+              "run = highspy.Highs.run\n"
+              "highspy.Highs.run = lambda self, *a, **k: (time.sleep(60), run(self, *a, **k))[1]\n"
+              f"sys.argv = ['schedkit', 'solve', 'examples/hetero20.yaml', '-m', 'milp', '--solver', 'highs', "
+              f"'--time-limit', '2', '-o', {str(tmp_path / 's.json')!r}]\n"
+              "from schedkit.cli.main import main\n"
+              "sys.exit(main())\n")
+    began = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=60)
+    assert time.perf_counter() - began < 2 * 1.05 + 2 + 3   # (the interpreter's start and imports)
+    assert done.returncode == 0, done.stderr
+    assert "terminate" not in done.stderr and "Traceback" not in done.stderr
+    assert json.loads((tmp_path / "s.json").read_text())["status"] in ("heuristic", "feasible")

@@ -9,6 +9,7 @@ bound meets its incumbent.
 from __future__ import annotations
 
 import functools
+import time
 
 from schedkit import interrupt
 from schedkit.errors import SolverError
@@ -16,6 +17,11 @@ from schedkit.milp.solvers.base import (Adapter, Feature, Helper, RawSolution, S
                                         register_solver)
 from schedkit.numerics import SOLVER_TOL, closed
 from schedkit.schedule import Termination
+
+
+#: Share of the time limit HiGHS may overrun it (at least half a second) before it is asked to
+#: cancel, and again before it is left to stop on its own.
+LATE_SHARE = 0.02
 
 
 @register_solver("highs")
@@ -35,15 +41,19 @@ class Highs(Adapter):
         if start is not None:
             set_start(h, start)
         shared = Shared(tolerance=max(options.gap or 0.0, SOLVER_TOL))
+        # HiGHS's own limit, and a watch on it: its presolve does not look at the clock
+        late = None if options.time_limit is None else max(0.5, LATE_SHARE * options.time_limit)
+        deadline = None if late is None else time.perf_counter() + options.time_limit + late
         # Ctrl-C stops HiGHS at its next callback, with its incumbent (see schedkit.interrupt).
         with interrupt.deferred(shared.stop.set):
             if beside is not None:
-                finished = run_beside(h, beside, shared)
+                finished = run_beside(h, beside, shared, deadline, late or 0.0)
             else:
                 shared.watch(h)
-                finished = run_highs(h, shared)
-        if not finished:  # (interrupted in its presolve, where HiGHS cannot be stopped: nothing of it)
-            return RawSolution(Termination.INTERRUPTED, bound=shared.bound if np.isfinite(shared.bound) else None)
+                finished = run_highs(h, shared, deadline, late or 0.0)
+        if not finished:  # (stopped in its presolve, where HiGHS cannot be stopped: nothing of it)
+            stopped = Termination.INTERRUPTED if interrupt.received() is not None else Termination.TIME_LIMIT
+            return RawSolution(stopped, bound=shared.bound if np.isfinite(shared.bound) else None)
         state = h.getModelStatus()
         info = h.getInfo()
         has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
