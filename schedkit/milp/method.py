@@ -222,9 +222,9 @@ class Milp(Method):
             return self._without_model(problem, best, "the machine ran out of memory for the model", began)
         if result.schedule is None and result.quality is Quality.NONE and built.warm is not None:
             # Stopped before finding anything better: the start schedule, at least.
+            why = result.message or "the solver stopped before it found a schedule"
             result = result.model_copy(update={"quality": Quality.FEASIBLE, "schedule": built.warm,
-                                               "message": "the solver stopped before it found a schedule: "
-                                                          "the start schedule is returned"})
+                                               "message": f"{why}: the start schedule is returned"})
             result = Result.model_validate(result.model_dump())
         result = combine(result_in_units(problem, result, factor, resource), raced[0] if raced else None)
         return result.with_seconds(time.perf_counter() - began)

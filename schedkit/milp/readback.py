@@ -77,7 +77,7 @@ def exact_result(built, raw: RawSolution, method: str, seconds: float | None = N
                       problem=problem, seconds=seconds)
     bound = finite_or_none(raw.bound)
     if raw.values is None:
-        return Result.nothing(method, problem, raw.termination, bound=bound).with_seconds(seconds)
+        return Result.nothing(method, problem, raw.termination, message=raw.note, bound=bound).with_seconds(seconds)
     schedule = read_schedule(built, raw.values, method)
     makespan = schedule.makespan
     lower = max(built.lower_bound, bound or 0.0)

@@ -195,6 +195,8 @@ def test_a_highs_that_does_not_stop_at_its_limit_is_left_behind(monkeypatch, sol
     # (racing, CP-SAT may prove the optimum while HiGHS is stuck)
     assert schedule.status in (("heuristic", "feasible") if solver == "highs" else ("heuristic", "feasible", "optimal"))
     assert schedule.tasks and schedule.violations(problem) == []
+    if solver == "highs":
+        assert "HiGHS did not stop at its time limit (in its presolve): it was left behind" in schedule.message
 
 
 def test_the_command_line_ends_at_once_with_a_highs_left_behind(tmp_path):

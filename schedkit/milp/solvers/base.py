@@ -68,6 +68,8 @@ class RawSolution:
         Column values of its best solution.
     objective, bound : float or None
         Its best objective and its proven lower bound.
+    note : str or None
+        Why the solver stopped as it did, when its termination does not say it all.
     """
 
     termination: Termination
@@ -76,6 +78,7 @@ class RawSolution:
     values: list | None = None
     objective: float | None = None
     bound: float | None = None
+    note: str | None = None
 
 
 #: Work run beside a solve: ``helper(shared)`` with the solve's shared incumbent and bound.

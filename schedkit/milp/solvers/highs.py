@@ -52,8 +52,11 @@ class Highs(Adapter):
                 shared.watch(h)
                 finished = run_highs(h, shared, deadline, late or 0.0)
         if not finished:  # (stopped in its presolve, where HiGHS cannot be stopped: nothing of it)
-            stopped = Termination.INTERRUPTED if interrupt.received() is not None else Termination.TIME_LIMIT
-            return RawSolution(stopped, bound=shared.bound if np.isfinite(shared.bound) else None)
+            bound = shared.bound if np.isfinite(shared.bound) else None
+            if interrupt.received() is not None:
+                return RawSolution(Termination.INTERRUPTED, bound=bound)
+            return RawSolution(Termination.TIME_LIMIT, bound=bound,
+                               note="HiGHS did not stop at its time limit (in its presolve): it was left behind")
         state = h.getModelStatus()
         info = h.getInfo()
         has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
