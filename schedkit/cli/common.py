@@ -11,7 +11,7 @@ from schedkit.errors import printable, shorten
 
 __all__ = ["EXIT_OK", "EXIT_ERROR", "EXIT_USAGE", "EXIT_INVALID", "EXIT_NO_SCHEDULE", "EXIT_INTERRUPTED",
            "EXIT_TERMINATED", "EXIT_CODES", "finite_float", "SCHEDULE_FILES", "PROBLEM_FILES", "load_problem",
-           "add_formulation", "files", "check_outputs", "say"]
+           "add_formulation", "files", "check_outputs", "say", "infeasibilities"]
 
 #: Suffixes a schedule or a problem may be written with (JSON, or YAML by suffix).
 SCHEDULE_FILES = (".json", ".yaml", ".yml")
@@ -191,3 +191,21 @@ def say(*lines: object, err: bool = False) -> None:
 #: A run of 300 characters without a space (a name or value pasted by mistake, megabytes long):
 #: a message shows its start and its length.
 _LONG_RUN = re.compile(r"\S{300,}")
+
+
+def infeasibilities(problem) -> list[str]:
+    """Reasons, provable at once, why no schedule of ``problem`` exists (empty when none is known).
+
+    Examples
+    --------
+    >>> from schedkit.problem import Problem
+    >>> p = Problem.from_dict({"devices": [{"name": "a", "memory": 4}, {"name": "b", "memory": 4}],
+    ...                        "tasks": [{"name": f"t{i}", "work": 1, "memory": 3} for i in range(3)]})
+    >>> infeasibilities(p)
+    ['the tasks need 9 of memory, the devices hold 8 in all: no placement fits']
+    """
+    need = sum(problem.task_memory)
+    hold = sum(problem.device_memory)
+    if need > hold:
+        return [f"the tasks need {need:g} of memory, the devices hold {hold:g} in all: no placement fits"]
+    return []

@@ -1,4 +1,4 @@
-"""``schedkit generate {layered,er,platform,rwnn,pipeline}``: seeded random problems
+"""``schedkit generate {layered,er,platform,rwnn,pipeline,transformer}``: seeded random problems
 (:mod:`schedkit.generators`), devices files for the ONNX importer and the RWNN generator
 (:mod:`schedkit.cli.generate_platform`) and She et al.'s DualPipe pipeline instance
 (:mod:`schedkit.generators.pipeline`).
@@ -15,8 +15,9 @@ import argparse
 import sys
 from typing import Any
 
-from schedkit.cli.common import PROBLEM_FILES, files, finite_float, say
+from schedkit.cli.common import PROBLEM_FILES, files, finite_float, infeasibilities, say
 from schedkit.cli.generate_platform import add_platform_kind, run_generate_platform
+from schedkit.cli.generate_transformer import add_transformer_kind
 from schedkit.errors import ProblemError, SchedkitError
 
 __all__ = ["add_generate_command", "run_generate", "add_platform_kind", "run_generate_platform",
@@ -47,7 +48,7 @@ def add_generate_command(subparsers: Any) -> argparse.ArgumentParser:
     ('er', 5, 0.3, 0)
     """
     parser = subparsers.add_parser(
-        "generate", help="write a random problem (layered or Erdos-Renyi)",
+        "generate", help="write a problem: random graphs, platforms, pipelines, transformers",
         description="Write a seeded random problem in the schedkit/v1 format.")
     kinds = parser.add_subparsers(dest="kind", metavar="KIND", required=True)
 
@@ -77,6 +78,7 @@ def add_generate_command(subparsers: Any) -> argparse.ArgumentParser:
     add_platform_kind(kinds)
     add_rwnn_kind(kinds)
     add_pipeline_kind(kinds)
+    add_transformer_kind(kinds)
     return parser
 
 
@@ -133,24 +135,6 @@ def run_generate(args: argparse.Namespace) -> int:
     for warning in infeasibilities(problem):
         say(f"schedkit: warning: {where}: {warning}", err=True)
     return 0
-
-
-def infeasibilities(problem) -> list[str]:
-    """Reasons, provable at once, why no schedule of ``problem`` exists (empty when none is known).
-
-    Examples
-    --------
-    >>> from schedkit.problem import Problem
-    >>> p = Problem.from_dict({"devices": [{"name": "a", "memory": 4}, {"name": "b", "memory": 4}],
-    ...                        "tasks": [{"name": f"t{i}", "work": 1, "memory": 3} for i in range(3)]})
-    >>> infeasibilities(p)
-    ['the tasks need 9 of memory, the devices hold 8 in all: no placement fits']
-    """
-    need = sum(problem.task_memory)
-    hold = sum(problem.device_memory)
-    if need > hold:
-        return [f"the tasks need {need:g} of memory, the devices hold {hold:g} in all: no placement fits"]
-    return []
 
 
 def add_rwnn_kind(kinds: Any) -> argparse.ArgumentParser:
