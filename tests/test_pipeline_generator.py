@@ -199,3 +199,33 @@ def test_cli_bad_input_one_line_no_file(tmp_path, capsys, argv, message):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("schedkit: error: ") and message in err
     assert list(tmp_path.iterdir()) == []                        # neither file, nor a temporary one
+
+
+@pytest.mark.parametrize("pp,M", [(2, 3), (4, 8)])
+def test_one_way_pins_stage_s_to_gpu_s_with_one_stage_of_weights(pp, M):
+    data = pipeline(pp, M, two_way=False) if M % 2 == 0 else None
+    if data is None:  # (an odd M is DualPipe's refusal: the halves; one way it is still refused)
+        with pytest.raises(ProblemError, match="microbatches: needs an even integer"):
+            pipeline(pp, M, two_way=False)
+        return
+    problem = Problem.from_dict(data)
+    assert data["name"] == f"oneway-pp{pp}-m{M}" and len(problem.tasks) == 3 * pp * M
+    for task in data["tasks"]:
+        stage = int(task["name"].split("_")[1][1:])
+        assert list(task["durations"]) == [f"gpu{stage}"]
+    weights = [t["name"] for t in data["tasks"] if t.get("weight_memory")]
+    assert weights == [f"F_s{s}_m0" for s in range(pp)]            # one copy per stage, on its device
+    assert {d["memory"] for d in data["devices"]} == {1 + (pp + 1) * 1}
+
+
+def test_one_way_on_the_command_line_exports_to_pytorch(tmp_path, capsys):
+    problem, schedule, actions = tmp_path / "p.json", tmp_path / "s.json", tmp_path / "a.csv"
+    assert main(["generate", "pipeline", "--stages", "4", "--microbatches", "4", "--one-way", "-o", str(problem)]) == 0
+    assert main(["solve", str(problem), "-m", "heft", "-o", str(schedule)]) == 0
+    assert main(["export-torch", str(problem), str(schedule), "-o", str(actions)]) == 0
+    rows = actions.read_text().splitlines()
+    assert len(rows) == 4 and all(sum(1 for c in row.split(",") if c) == 3 * 4 for row in rows)
+    assert main(["generate", "pipeline", "--stages", "4", "--microbatches", "8", "--one-way", "--dualpipe",
+                 str(tmp_path / "d.json"), "-o", str(tmp_path / "q.json")]) == 1
+    assert "DualPipe's schedule is of the two-way instance" in capsys.readouterr().err
+    assert not (tmp_path / "q.json").exists()

@@ -13,7 +13,8 @@ import pytest
 
 from schedkit import Problem, Schedule
 from schedkit.cli.main import main
-from schedkit.generators.pipeline import dualpipe_schedule, pipeline
+from schedkit.generators.dualpipe import dualpipe_schedule
+from schedkit.generators.pipeline import pipeline
 from schedkit.schedule.torch_actions import torch_actions
 
 PP, M = 4, 8

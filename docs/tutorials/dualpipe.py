@@ -22,7 +22,8 @@ TOL = 1e-6
 
 # [instances]
 from schedkit import Problem
-from schedkit.generators.pipeline import bubble, dualpipe_schedule, pipeline
+from schedkit.generators.dualpipe import dualpipe_schedule
+from schedkit.generators.pipeline import bubble, pipeline
 
 SIZES = {2: 4, 4: 8, 8: 16}                # PP (stages = devices) -> M (micro-batches), M = 2 PP
 problems = {pp: Problem.from_dict(pipeline(pp, m)) for pp, m in SIZES.items()}

@@ -275,7 +275,10 @@ def add_pipeline_kind(kinds: Any) -> argparse.ArgumentParser:
                    help="time of every transfer between stages (default 0: none)")
     p.add_argument("--memory", type=finite_float, default=None,
                    help="memory of every device (default DualPipe's 2 weights + (PP+1) activations)")
-    p.add_argument("--name", default=None, help="problem name (default dualpipe-ppPP-mM)")
+    p.add_argument("--one-way", dest="two_way", action="store_false",
+                   help="every micro-batch enters at gpu0, stage s runs on gpu{s} only: the one chain "
+                        "of stages torch.distributed.pipelining runs (see 'schedkit export-torch')")
+    p.add_argument("--name", default=None, help="problem name (default dualpipe-ppPP-mM, oneway-ppPP-mM)")
     p.add_argument("-o", "--output", default=None, metavar="FILE",
                    help="output file, .json or .yaml/.yml (default: JSON on stdout)")
     p.add_argument("--dualpipe", default=None, metavar="FILE",
@@ -308,7 +311,8 @@ def run_generate_pipeline(args: argparse.Namespace) -> int:
 
     from schedkit.atomic import write_text_atomic
     from schedkit.generators import dump
-    from schedkit.generators.pipeline import dualpipe_schedule, pipeline
+    from schedkit.generators.dualpipe import dualpipe_schedule
+    from schedkit.generators.pipeline import pipeline
     from schedkit.milp.formulation import get_formulation
     from schedkit.problem import Problem
     from schedkit.schedule import Schedule
@@ -316,10 +320,14 @@ def run_generate_pipeline(args: argparse.Namespace) -> int:
     if args.output is not None and args.dualpipe is not None and \
             Path(args.output).resolve() == Path(args.dualpipe).resolve():
         raise ProblemError(f"{args.dualpipe}: --dualpipe and -o name the same file")
+    two_way = getattr(args, "two_way", True)
+    if args.dualpipe is not None and not two_way:
+        raise ProblemError("--dualpipe: DualPipe's schedule is of the two-way instance (drop --one-way)")
     times = dict(forward=args.forward, input_backward=args.input_backward,
                  weight_backward=args.weight_backward, transfer=args.transfer)
     data = pipeline(args.stages, args.microbatches, weights=args.weights, activation=args.activation,
-                    weight_share=args.weight_share, memory=args.memory, name=args.name, **times)
+                    weight_share=args.weight_share, memory=args.memory, name=args.name, two_way=two_way,
+                    **times)
     problem = Problem.from_dict(data)  # schedkit must accept what it writes
     schedule, broken = None, []
     if args.dualpipe is not None:

@@ -73,7 +73,8 @@ def run_torch_export(args: argparse.Namespace) -> int:
 
     >>> import json, pathlib, tempfile
     >>> from schedkit import Schedule
-    >>> from schedkit.generators.pipeline import dualpipe_schedule, pipeline
+    >>> from schedkit.generators.dualpipe import dualpipe_schedule
+    >>> from schedkit.generators.pipeline import pipeline
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (folder / "p.json").write_text(json.dumps(pipeline(2, 4)))
     >>> Schedule.model_validate(dualpipe_schedule(2, 4)).write(folder / "s.json")

@@ -13,7 +13,8 @@ platform); the ``schedkit generate`` command wires them to the command line.
 """
 
 from schedkit.generators.random_dags import dump, erdos_renyi, layered
-from schedkit.generators.pipeline import dualpipe_schedule, pipeline
+from schedkit.generators.dualpipe import dualpipe_schedule
+from schedkit.generators.pipeline import pipeline
 from schedkit.generators.rwnn import rwnn
 
 __all__ = ["dump", "erdos_renyi", "layered", "rwnn", "pipeline", "dualpipe_schedule"]
