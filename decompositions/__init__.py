@@ -10,7 +10,8 @@ kernel's :data:`~schedkit.decompose.DECOMPOSITIONS` registry:
 - ``merge``: She et al.'s greedy node merging to at most N nodes (a coarsening);
 - ``fusion``: MOIRAI's operator-fusion coarsening by ordered rules on task ``op``.
 
-``merge_graph`` holds the coarse graph ``merge`` works on; it registers nothing.
+``merge_graph`` holds the coarse graph ``merge`` works on, ``kedge_modules`` the modules
+``kedge`` finds; they register nothing.
 """
 
 from schedkit.decompositions import bridge_dp as _bridge_dp  # noqa: F401

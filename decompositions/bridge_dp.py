@@ -106,14 +106,7 @@ def chain_cuts(problem: Problem) -> list[Cut]:
     if n < 2 or not nx.is_connected(undirected):
         return []
     everything = (1 << n) - 1
-    desc = problem.descendants
-    anc = [0] * n
-    for i in range(n):
-        bits = desc[i]
-        while bits:
-            low = bits & -bits
-            anc[low.bit_length() - 1] |= 1 << i
-            bits ^= low
+    desc, anc = problem.descendants, problem.ancestors  # (bit sets: O(edges) big-int operations)
     sizes = {(i, j): size for i, j, size in problem.edges}
     cuts, ends = [], set()
     for u, w in nx.bridges(undirected):

@@ -45,20 +45,22 @@ Examples
 from __future__ import annotations
 
 import math
+import time
 
-import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field
 
 from schedkit.decompose import Split, register_decomposition
 from schedkit.decompose.reduction import DEFAULT_BLOCKS
 from schedkit.decompose.subproblem import (edge_row, heavier, orders_by_start, spec_data, stitch, sub_problem,
                                            task_row)
+from schedkit.decompositions.kedge_modules import choose_k, gomory_hu_seconds, kedge_modules
 from schedkit.errors import ProblemError
 from schedkit.problem import Problem
 from schedkit.problem.bounds import load_bound
 from schedkit.schedule import Quality, Result, Termination
 
-__all__ = ["Kedge", "KedgeOptions", "kedge_modules", "choose_k"]
+__all__ = ["Kedge", "KedgeOptions", "kedge_modules", "choose_k", "gomory_hu_seconds"]
+
 
 
 class KedgeOptions(BaseModel):
@@ -76,91 +78,6 @@ class KedgeOptions(BaseModel):
     """Compute DiviML's recursive lower bound (one more part per module output)."""
 
 
-def _components(problem: Problem, tree: nx.Graph, k: int) -> dict[int, int]:
-    kept = nx.Graph()
-    kept.add_nodes_from(tree)
-    kept.add_edges_from((u, v) for u, v, w in tree.edges(data="weight") if w >= k)
-    return {i: min(group) for group in nx.connected_components(kept) for i in group}
-
-
-def _join_small(problem: Problem, label: dict[int, int], min_tasks: int) -> dict[int, int]:
-    """Join every component smaller than ``min_tasks`` to the neighbour it shares most edges with."""
-    label = dict(label)
-    while True:
-        size: dict[int, int] = {}
-        for c in label.values():
-            size[c] = size.get(c, 0) + 1
-        for c in sorted((c for c, s in size.items() if s < min_tasks), key=lambda c: (size[c], c)):
-            count: dict[int, int] = {}
-            for i, j, _ in problem.edges:
-                a, b = label[i], label[j]
-                if a != b and c in (a, b):
-                    other = b if a == c else a
-                    count[other] = count.get(other, 0) + 1
-            if count:
-                into = max(count, key=lambda o: (count[o], size[o], -o))
-                label = {i: into if g == c else g for i, g in label.items()}
-                break
-        else:
-            return label
-
-
-def kedge_modules(problem: Problem, k: int, min_tasks: int = 3, tree: nx.Graph | None = None) -> list[list[int]]:
-    """The modules for connectivity ``k``, each a sorted list of tasks, in topological order.
-
-    Examples
-    --------
-    >>> from schedkit import Problem
-    >>> p = Problem.load("examples/tiny.yaml")
-    >>> [[p.tasks[i] for i in m] for m in kedge_modules(p, 2, min_tasks=1)]
-    [['embed', 'attn', 'mlp', 'norm'], ['logits'], ['sample']]
-    """
-    if tree is None:
-        tree = _gomory_hu(problem)
-    label = _join_small(problem, _components(problem, tree, k), min_tasks)
-    quotient = nx.DiGraph()
-    quotient.add_nodes_from(set(label.values()))
-    quotient.add_edges_from((label[i], label[j]) for i, j, _ in problem.edges if label[i] != label[j])
-    dag = nx.condensation(quotient)  # modules that feed each other both ways become one
-    groups: dict[int, list[int]] = {}
-    for i, c in label.items():
-        groups.setdefault(dag.graph["mapping"][c], []).append(i)
-    order = nx.lexicographical_topological_sort(dag, key=lambda m: min(groups[m]))
-    return [sorted(groups[m]) for m in order]
-
-
-def _gomory_hu(problem: Problem) -> nx.Graph:
-    """A Gomory-Hu tree of the undirected task graph (a forest when it is not connected)."""
-    from networkx.algorithms.flow import edmonds_karp
-
-    graph = problem.graph.to_undirected()
-    nx.set_edge_attributes(graph, 1, "capacity")
-    tree = nx.Graph()
-    tree.add_nodes_from(graph)
-    for nodes in nx.connected_components(graph):
-        if len(nodes) > 1:
-            tree.update(nx.gomory_hu_tree(graph.subgraph(nodes), flow_func=edmonds_karp))
-    return tree
-
-
-def choose_k(problem: Problem, max_share: float = 0.3, min_tasks: int = 3) -> tuple[int, list[list[int]]]:
-    """The smallest k whose modules are balanced (none above ``max_share`` of the tasks),
-    else the k whose largest module is smallest; and its modules."""
-    tree = _gomory_hu(problem)
-    top = max([d for _, d in problem.graph.to_undirected().degree()] + [1]) + 1
-    best = None
-    for k in range(1, top + 1):
-        groups = kedge_modules(problem, k, min_tasks, tree)
-        largest = max(map(len, groups))
-        if len(groups) >= 2 and largest <= max_share * len(problem.tasks):
-            return k, groups
-        if len(groups) >= 2 and (best is None or largest < best[0]):
-            best = (largest, k, groups)
-    if best is None:
-        return 1, [list(range(len(problem.tasks)))]
-    return best[1], best[2]
-
-
 @register_decomposition("kedge")
 class Kedge(Split):
     """DiviML's multi-channel split: k-edge-connected modules solved in topological order,
@@ -173,12 +90,29 @@ class Kedge(Split):
 
     def _modules(self, problem: Problem) -> list[list[int]]:
         o = self.options
+        cached = getattr(self, "_found", None)
+        if cached is not None and cached[0] is problem:  # (refusal, then apply: one tree)
+            return cached[1]
         if o.k is not None:
-            return kedge_modules(problem, o.k, o.min_tasks)
-        return choose_k(problem, o.max_share, o.min_tasks)[1]
+            modules = kedge_modules(problem, o.k, o.min_tasks)
+        else:
+            modules = choose_k(problem, o.max_share, o.min_tasks)[1]
+        self._found = (problem, modules)
+        return modules
+
+    def _too_slow(self, problem: Problem) -> str | None:
+        """Why the modules cannot be found before the time limit (``None`` when they can)."""
+        if self.deadline is None:
+            return None
+        need, left = gomory_hu_seconds(problem), self.deadline - time.perf_counter()
+        if need <= left / 2:
+            return None
+        return (f"its modules take about {need:,.0f} s to find on {len(problem.tasks):,} tasks and "
+                f"{len(problem.edges):,} edges (a Gomory-Hu tree: one max-flow per task), more than "
+                f"half of the {max(0.0, left):.1f} s the time limit leaves; try merge or a larger limit")
 
     def refusal(self, problem, blocks=None):
-        why = super().refusal(problem, blocks)
+        why = super().refusal(problem, blocks) or self._too_slow(problem)
         if why is None and len(self._modules(problem)) < 2:
             if self.options.k is not None:
                 why = f"k={self.options.k} does not split the task graph into two modules or more"

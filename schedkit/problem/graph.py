@@ -35,6 +35,17 @@ def descendants(problem: Problem) -> list[int]:
     return desc
 
 
+def ancestors(problem: Problem) -> list[int]:
+    """The reverse closure as bit sets: bit ``j`` of ``ancestors[i]`` is set when j precedes i."""
+    anc = [0] * len(problem.tasks)
+    for i in problem.topological_order:
+        bits = 0
+        for j, _ in problem.preds[i]:
+            bits |= anc[j] | (1 << j)
+        anc[i] = bits
+    return anc
+
+
 def heads(problem: Problem) -> list[float]:
     """Earliest start of each task: the longest chain of minimum durations before it."""
     head = [0.0] * len(problem.tasks)

@@ -28,6 +28,7 @@ import heapq
 import math
 from typing import TYPE_CHECKING
 
+from schedkit.errors import ProblemError
 from schedkit.problem.spec import ProblemSpec
 
 if TYPE_CHECKING:  # networkx loads on first use: the CP-SAT worker never needs it
@@ -151,3 +152,26 @@ class Payload(float):
 
     def __reduce__(self):
         return Payload, (float(self), self.times)
+
+
+def check_finite_transfers(problem) -> None:
+    """Raise a :class:`~schedkit.errors.ProblemError` naming the edge when the largest edge over
+    the slowest route takes longer than any number (1e300 bytes over a bandwidth of 1e-300):
+    no method can time that.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> check_finite_transfers(Problem.load("examples/tiny.yaml"))
+    """
+    if not problem.edges:
+        return
+    i, j, size = max(problem.edges, key=lambda edge: float(edge[2]))
+    n = len(problem.devices)
+    for u in range(n):
+        for v in range(n):
+            if u != v and problem.linked[u][v] and \
+                    not math.isfinite(float(size) * problem.inv_bandwidth[u][v] + problem.latency[u][v]):
+                raise ProblemError(f"edge {problem.tasks[i]}->{problem.tasks[j]}: its size {float(size):g} from "
+                                   f"{problem.devices[u]} to {problem.devices[v]} takes longer than any number "
+                                   f"(the transfer time overflows to infinity)")

@@ -34,7 +34,7 @@ from schedkit.errors import ProblemError, expect
 from schedkit.numerics import fits
 from schedkit.problem import graph
 from schedkit.problem.batches import Batches
-from schedkit.problem.network import Network, Payload
+from schedkit.problem.network import Network, Payload, check_finite_transfers
 from schedkit.problem.spec import ProblemSpec, load_spec, parse_spec
 
 if TYPE_CHECKING:  # networkx loads on first use: the CP-SAT worker never needs it
@@ -176,22 +176,7 @@ class Problem:
                     raise ProblemError(f"edge {self.tasks[i]}->{self.tasks[j]}: transfer time "
                                        f"'{self.devices[u]}->{self.devices[v]}': no link path "
                                        f"from {self.devices[u]} to {self.devices[v]}")
-        self._check_finite_transfers()
-
-    def _check_finite_transfers(self) -> None:
-        """The largest edge over the slowest route must take a finite time (1e300 bytes over
-        a bandwidth of 1e-300 overflow to infinity: no method can time that)."""
-        if not self.edges:
-            return
-        i, j, size = max(self.edges, key=lambda edge: float(edge[2]))
-        n = len(self.devices)
-        for u in range(n):
-            for v in range(n):
-                if u != v and self.linked[u][v] and \
-                        not math.isfinite(float(size) * self.inv_bandwidth[u][v] + self.latency[u][v]):
-                    raise ProblemError(f"edge {self.tasks[i]}->{self.tasks[j]}: its size {float(size):g} from "
-                                       f"{self.devices[u]} to {self.devices[v]} takes longer than any number "
-                                       f"(the transfer time overflows to infinity)")
+        check_finite_transfers(self)
 
     def comm_time(self, size: float, u: int, v: int) -> float:
         """Time to move an edge's data, ``size``, from device ``u`` to device ``v`` (0 on one device).
@@ -316,6 +301,11 @@ class Problem:
     def descendants(self) -> list[int]:
         """Transitive closure as bit sets: bit ``j`` of ``descendants[i]`` is set when j follows i."""
         return graph.descendants(self)
+
+    @cached_property
+    def ancestors(self) -> list[int]:
+        """The reverse closure as bit sets: bit ``j`` of ``ancestors[i]`` is set when j precedes i."""
+        return graph.ancestors(self)
 
     def ordered(self, i: int, j: int) -> bool:
         """Whether the task graph orders ``i`` and ``j`` (either way)."""
