@@ -117,10 +117,16 @@ def _convert(args: list[str]) -> None:
         raise SystemExit(f"schedkit {' '.join(args)} failed: {text.strip()}")
 
 
+#: The decomposition methods: a formulation reaches them as their inner method's option.
+DECOMPOSITIONS = ("bridge_dp", "kedge", "merge", "fusion")
+
+
 def solve(path: Path, extra: list[str], method: str, limit: float) -> dict:
     """One ``schedkit solve`` run; the figures of its schedule file."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "s.json"
+        if method in DECOMPOSITIONS and extra[:1] == ["-f"]:  # (their parts take the formulation)
+            extra = ["--inner-options", f"formulation={extra[1]}", *extra[2:]]
         args = ["solve", str(path), "-m", method, "-q", "-o", str(out), *extra]
         if method != "heft":
             args += ["--time-limit", str(limit)]
