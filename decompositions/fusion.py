@@ -183,6 +183,8 @@ class Fusion(Reduction):
     def apply(self, problem, blocks=None):
         rules = self.options.rules or DEFAULT_RULES
         groups = fusion_groups(problem, rules)
+        if all(len(g) == 1 for g in groups):  # (nothing fused: the problem itself, not a copy of it)
+            return problem, self.inverse(problem, {"problem": problem, "groups": groups})
         ops = ["+".join(problem.spec.tasks[i].op or "?" for i in g) if len(g) > 1 else problem.spec.tasks[g[0]].op
                for g in groups]
         coarse = coarse_problem(problem, groups, f"{problem.name}/fused", ops=ops)
@@ -190,8 +192,9 @@ class Fusion(Reduction):
 
     def invert(self, results, inverse):
         problem, groups = inverse.payload["problem"], inverse.payload["groups"]
-        schedule = expand(problem, groups, results[0].schedule, self.name)
         fused = sum(len(g) for g in groups if len(g) > 1)
+        schedule = expand(problem, groups, results[0].schedule, self.name) if fused else \
+            results[0].schedule.model_copy(update={"method": self.name})
         message = (f"fusion: {len(problem.tasks)} tasks scheduled as {len(groups)} ({fused} fused)" if fused else
                    "fusion fused nothing: no rule matched the tasks' op (the problem was solved as it is)")
         return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule,
