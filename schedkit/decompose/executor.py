@@ -295,6 +295,16 @@ def _shut_pools() -> None:
     _POOLS.clear()
 
 
+def discard_pools() -> None:
+    """Stop the kept process pools now, the parts their workers run abandoned: after Ctrl-C,
+    leaving would otherwise wait for each running part to reach its own time limit."""
+    for pool in _POOLS.values():
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+    _POOLS.clear()
+
+
 @contextlib.contextmanager
 def executor_for(spec: str) -> Iterator[Executor | None]:
     """The executor ``spec`` names, for one decomposition run (a context manager).

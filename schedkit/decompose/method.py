@@ -61,8 +61,8 @@ from schedkit.blocks.base import block_from_data
 from schedkit.blocks.interchangeable import device_groups, first_difference
 from schedkit.decompose.budget import Budget
 from schedkit.decompose.chain import Chain
-from schedkit.decompose.executor import (OnProgress, bounded_executor, executor_for, executor_workers,
-                                         parse_executor, run_parts)
+from schedkit.decompose.executor import (OnProgress, bounded_executor, discard_pools, executor_for,
+                                         executor_workers, parse_executor, run_parts)
 from schedkit.decompose.parts import Part, part_options
 from schedkit.decompose.reduction import DECOMPOSITIONS, NoOptions, Reduction, Split
 from schedkit.decompose.retry import retry_unproven
@@ -184,6 +184,7 @@ class DecompositionMethod(Method):
             # (Ctrl-C or SIGTERM before the parts were combined: the whole problem by the
             # finisher, in milliseconds, so that a schedule is kept; a second signal ends it)
             signum = getattr(stop, "signum", None) or interrupt.received() or signal.SIGINT
+            discard_pools()  # (their running parts would hold the exit until their own limits)
             kept = self._finished_whole(problem)
             if kept is None:
                 raise
