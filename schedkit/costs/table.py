@@ -44,14 +44,13 @@ import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from schedkit.errors import ProblemError, quoted
 from schedkit.importers.measured import MeasuredTimes
 from schedkit.importers.platform import TIME_UNITS
-from schedkit.problem.reading import read_data
+from schedkit.problem.reading import parse_format, read_data
 from schedkit.problem.spec import Name, NonNegative
-from schedkit.registry import one_line
 
 __all__ = ["COSTS_FORMAT", "SOURCES", "CostTable", "CostDevice", "ModelInfo", "NodeCost", "Total",
            "parse_cost_table", "read_cost_table"]
@@ -295,15 +294,7 @@ def parse_cost_table(data: Any, source: str = "cost table") -> CostTable:
     ...
     schedkit.errors.ProblemError: p.json: unsupported format 'schedkit/v1' (expected 'schedkit-costs/v1')
     """
-    if not isinstance(data, dict):
-        raise ProblemError(f"{source}: expected a mapping with 'nodes' (a {COSTS_FORMAT} file)")
-    fmt = data.get("format")
-    if fmt != COSTS_FORMAT:
-        raise ProblemError(f"{source}: unsupported format {quoted(fmt)} (expected {COSTS_FORMAT!r})")
-    try:
-        return CostTable.model_validate(data)
-    except ValidationError as exc:
-        raise ProblemError(one_line(exc, data, prefix=source)) from None
+    return parse_format(data, CostTable, COSTS_FORMAT, source, f"'nodes' (a {COSTS_FORMAT} file)", required=True)
 
 
 def read_cost_table(path: str | Path) -> CostTable:

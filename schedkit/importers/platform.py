@@ -28,12 +28,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from schedkit.errors import ProblemError, quoted
-from schedkit.problem.reading import read_data
+from schedkit.errors import ProblemError
+from schedkit.problem.reading import parse_format, read_data
 from schedkit.problem.spec import Name, NonNegative, Positive
-from schedkit.registry import one_line
 
 __all__ = ["PLATFORM_FORMAT", "TIME_UNITS", "Platform", "RooflineDevice", "PlatformLink",
            "parse_platform", "load_platform"]
@@ -231,15 +230,7 @@ def parse_platform(data: Any, source: str = "platform") -> Platform:
     ...
     schedkit.errors.ProblemError: p.yaml: device 'gpu' peak_flops: Field required
     """
-    if not isinstance(data, dict):
-        raise ProblemError(f"{source}: expected a mapping with 'devices' (a {PLATFORM_FORMAT} file)")
-    fmt = data.get("format", PLATFORM_FORMAT)
-    if fmt != PLATFORM_FORMAT:
-        raise ProblemError(f"{source}: unsupported format {quoted(fmt)} (expected {PLATFORM_FORMAT!r})")
-    try:
-        return Platform.model_validate(data)
-    except ValidationError as exc:
-        raise ProblemError(one_line(exc, data, prefix=source)) from None
+    return parse_format(data, Platform, PLATFORM_FORMAT, source, f"'devices' (a {PLATFORM_FORMAT} file)")
 
 
 def load_platform(path: str | Path) -> Platform:

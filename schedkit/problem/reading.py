@@ -21,7 +21,7 @@ import yaml
 
 from schedkit.errors import ProblemError, SchedkitError, quoted
 
-__all__ = ["file_path", "read_text", "parse_json", "parse_yaml", "read_data"]
+__all__ = ["file_path", "read_text", "parse_json", "parse_yaml", "read_data", "parse_format"]
 
 
 class _UniqueKeys(yaml.SafeLoader):
@@ -167,3 +167,32 @@ def read_data(path: str | Path, error: type[SchedkitError] = ProblemError) -> An
     if Path(path).suffix.lower() == ".json":
         return parse_json(text, str(path), error)
     return parse_yaml(text, str(path), error)
+
+
+def parse_format(data: Any, model, fmt: str, source: str, needs: str, required: bool = False):
+    """``data`` as the pydantic ``model`` of the file format ``fmt``, with one-line errors.
+
+    ``data`` must be a mapping (``needs`` says what it holds); its ``format`` key, when given,
+    must be ``fmt`` (``required``: it must be given); a field the model refuses is named.
+
+    Examples
+    --------
+    >>> from schedkit.problem.spec import ProblemSpec
+    >>> parse_format([], ProblemSpec, "schedkit/v1", "p.json", "'devices' and 'tasks'")
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.ProblemError: p.json: expected a mapping with 'devices' and 'tasks'
+    """
+    from pydantic import ValidationError
+
+    from schedkit.registry import one_line
+
+    if not isinstance(data, dict):
+        raise ProblemError(f"{source}: expected a mapping with {needs}")
+    found = data.get("format", None if required else fmt)
+    if found != fmt:
+        raise ProblemError(f"{source}: unsupported format {quoted(found)} (expected {fmt!r})")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ProblemError(one_line(exc, data, prefix=source)) from None

@@ -31,14 +31,12 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    ValidationError,
     model_validator,
 )
 
-from schedkit.errors import ProblemError, quoted
+from schedkit.errors import quoted
 from schedkit.numerics import fits
-from schedkit.problem.reading import read_data
-from schedkit.registry import one_line
+from schedkit.problem.reading import parse_format, read_data
 
 FORMAT = "schedkit/v1"
 
@@ -318,15 +316,7 @@ def parse_spec(data: Any, source: str = "problem") -> ProblemSpec:
     ...
     schedkit.errors.ProblemError: problem: task 't': unknown device 'e'
     """
-    if not isinstance(data, dict):
-        raise ProblemError(f"{source}: expected a mapping with 'devices' and 'tasks'")
-    fmt = data.get("format", FORMAT)
-    if fmt != FORMAT:
-        raise ProblemError(f"{source}: unsupported format {quoted(fmt)} (expected {FORMAT!r})")
-    try:
-        return ProblemSpec.model_validate(data)
-    except ValidationError as exc:
-        raise ProblemError(one_line(exc, data, prefix=source)) from None
+    return parse_format(data, ProblemSpec, FORMAT, source, "'devices' and 'tasks'")
 
 
 def load_spec(path: str | Path) -> ProblemSpec:
