@@ -95,3 +95,17 @@ def too_large(nonzeros: int, seconds_left: float | None, memory: int | None = No
     if big:
         text += f" (half of the {memory / 2**30:.1f} GB free is the most)"
     return text
+
+
+def cp_too_large(formulation, problem, seconds_left: float | None, memory: int | None = None) -> str | None:
+    """Why the CP-SAT model of ``formulation`` on ``problem`` cannot be built and loaded here
+    (:func:`too_large` of :func:`cp_model_size`; ``None`` when it can).
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> from schedkit.milp import get_formulation
+    >>> cp_too_large(get_formulation("latency"), Problem.load("examples/hetero20.yaml"), 10.0) is None
+    True
+    """
+    return too_large(cp_model_size(formulation, problem), seconds_left, memory, cp=True)

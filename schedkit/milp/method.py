@@ -9,14 +9,14 @@ from pathlib import Path
 from pydantic import Field, field_validator
 
 from schedkit import interrupt
-from schedkit.errors import FormulationError, Interrupted, OptionError, ProblemError, SchedkitError, SolverError
+from schedkit.errors import FormulationError, Interrupted, OptionError, SchedkitError, SolverError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method, solve
 from schedkit.milp.cpsat.worker import SPARE
 from schedkit.milp.cpsat.solve import EXTRA, require_cpsat
 from schedkit.milp.portfolio import choose_solver, combine, cp_beside, cpsat_installed, solve_cpsat
 from schedkit.milp.race import deadline_after, default_threads
+from schedkit.milp.start import following, search_start
 from schedkit.problem import Problem
-from schedkit.progress import silenced
 from schedkit.schedule import Quality, Result, Termination
 from schedkit.timing import congestion_resource
 
@@ -159,7 +159,7 @@ class Milp(Method):
                     SPARE.refill()
 
     def _run(self, problem: Problem, worker) -> Result:
-        from schedkit.milp.budget import cp_model_size, model_size, too_large
+        from schedkit.milp.budget import cp_too_large, model_size, too_large
         from schedkit.milp.horizon import choose_horizon
         from schedkit.milp.prune import pruned_problem
 
@@ -175,7 +175,7 @@ class Milp(Method):
             problem = pruned_problem(problem, best.makespan)
         why = too_large(model_size(self.formulation, problem), _left(deadline))
         if self.solver == "cpsat" or (why is not None and self._cp_can_solve(problem)):
-            too_many = too_large(cp_model_size(self.formulation, problem), _left(deadline), cp=True)
+            too_many = cp_too_large(self.formulation, problem, _left(deadline))
             if too_many is not None:
                 said = (why, too_many) if self.solver == "auto" else (too_many,)
                 return self._without_model(problem, best, "; ".join(m for m in said if m), began)
@@ -250,9 +250,9 @@ class Milp(Method):
 
         if worker is None or self.solver != "auto":
             return None
-        from schedkit.milp.budget import cp_model_size, too_large
+        from schedkit.milp.budget import cp_too_large
 
-        if too_large(cp_model_size(self.formulation, problem), _left(deadline), cp=True):
+        if cp_too_large(self.formulation, problem, _left(deadline)):
             return None  # (HiGHS alone: CP-SAT would not start its search in time)
 
         def to_model(schedule):
@@ -270,13 +270,13 @@ class Milp(Method):
         if self.start is not None and o.warm_start != "none":
             return self.start
         if o.warm_start == "auto":
-            return _search_start(problem, deadline, self.formulation)
+            return search_start(problem, deadline, self.formulation)
         if o.warm_start == "none":
             return None
         if o.warm_start == self.name:
             raise OptionError("warm_start", "the warm start cannot be 'milp' itself")
         try:
-            return solve(problem, o.warm_start, **_following(METHODS.get(o.warm_start), self.formulation))
+            return solve(problem, o.warm_start, **following(METHODS.get(o.warm_start), self.formulation))
         except SchedkitError as exc:
             if "unknown method" not in str(exc):
                 raise
@@ -359,45 +359,5 @@ LNS_SECONDS_PER_TASK = 0.15
 LNS_MAX_SECONDS = 30.0
 #: Below this many tasks with a choice, a round would free half the problem: no local search.
 LNS_MIN_TASKS = 25
-#: Share of the time limit left that the automatic warm-start search may take.
-START_SHARE = 0.1
-
-
 def _left(deadline: float | None) -> float | None:
     return None if deadline is None else max(0.0, deadline - time.perf_counter())
-
-
-def _following(cls, formulation) -> dict:
-    """The option that makes a start method follow the formulation, where it has one
-    (a heuristic's schedule then satisfies every block the solver is given)."""
-    return {"formulation": formulation} if "formulation" in cls.Options.model_fields else {}
-
-
-def _search_start(problem: Problem, deadline: float | None = None, formulation="latency"):
-    """The best schedule of the registered methods that offer to start an exact solve.
-
-    A method offers through :meth:`~schedkit.methods.Method.auto_start` (the heuristics
-    package's ``annealing`` does: a short seeded annealing from HEFT); under a time limit it
-    gets :data:`START_SHARE` of the time left, when it takes a ``time_limit`` option. The
-    kernel's own list schedules still compete in :func:`~schedkit.milp.horizon.choose_horizon`,
-    which keeps the best schedule that satisfies every block of the formulation.
-    """
-    best = None
-    for name, cls in METHODS.items():
-        options = cls.auto_start(problem)
-        if options is None or name == "milp":
-            continue
-        options = {**options, **_following(cls, formulation)}
-        left = _left(deadline)
-        if left is not None and "time_limit" in cls.Options.model_fields:
-            if left <= 0:
-                break
-            options = {**options, "time_limit": min(options.get("time_limit", left), START_SHARE * left)}
-        try:
-            with silenced():  # the solve's own ticker is the line on the terminal
-                found = cls(**options).solve(problem)
-        except (ProblemError, FormulationError):  # no heuristic placement (memory), or a block
-            continue                                 # it cannot honour: other starts remain
-        if found.tasks and (best is None or found.makespan < best.makespan):
-            best = found
-    return best
