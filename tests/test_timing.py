@@ -19,7 +19,7 @@ from schedkit.generators import erdos_renyi, layered
 from schedkit.numerics import GAP_SLACK
 from schedkit.heuristics.components import fastest_device_rule, upward_rank_priority
 from schedkit.testing.strategies import problems as problem_data
-from schedkit.timing import Timeline, earliest_finish, list_schedule, resources
+from schedkit.timing import Timeline, earliest_finish, list_schedule, resources, to_schedule
 from schedkit.timing.list_schedule import FinishRule
 from schedkit.timing.resources import first_fit_scan
 
@@ -116,6 +116,41 @@ def test_finish_rules_equal_their_reference(data, met, insertion, priority, entr
     with fanout(entries):
         fast = outcome(p, priority, rule, insertion)
         assert fast == outcome(p, priority, reference(rule), insertion)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem_data(max_tasks=12, max_devices=5, transfer_times=True, channels=True), st.booleans(),
+       st.booleans(), st.lists(st.sampled_from([0.0, 1.0, 2.0, 3.5]), min_size=12, max_size=12))
+def test_finish_rules_equal_their_reference_with_own_transfer_times(data, met, insertion, priority):
+    # The array engine times edges with their own transfer times one by one: same choice.
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
+    rule = fastest_device_rule(p) if met else earliest_finish
+    assert outcome(p, priority, rule, insertion) == outcome(p, priority, reference(rule), insertion)
+
+
+def reference_transfers(p, device_of, end):
+    """The transfer rows by the scalar rule: every edge that moves, leaving when its source ends."""
+    return [(p.tasks[i], p.tasks[j], p.devices[device_of[i]], p.devices[device_of[j]], end[i],
+             resources.arrival(p, end[i], size, device_of[i], device_of[j]), list(p.route[device_of[i]][device_of[j]]))
+            for i, j, size in p.edges if p.moves(size, device_of[i], device_of[j])]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem_data(max_tasks=12, max_devices=5, transfer_times=True, channels=True), st.data())
+def test_transfer_rows_on_arrays_equal_the_scalar_rule(data, draw):
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
+    device_of = [draw.draw(st.sampled_from(p.allowed[i])) for i in range(len(p.tasks))]
+    start = [draw.draw(st.sampled_from([0.0, 0.1, 1 / 3, 2.0])) for _ in p.tasks]
+    s = to_schedule(p, device_of, start, "x")
+    end = [r.end for r in s.tasks]
+    rows = [(t.src, t.dst, t.from_, t.to, t.start, t.end, t.route) for t in s.transfers]
+    assert rows == reference_transfers(p, device_of, end)
 
 
 @st.composite

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from schedkit.errors import ProblemError, expect
 from schedkit.numerics import fits
 from schedkit.problem import graph
+from schedkit.problem.arrays import ProblemArrays
 from schedkit.problem.batches import Batches
 from schedkit.problem.network import Network, Payload, check_finite_transfers
 from schedkit.problem.spec import ProblemSpec, load_spec, parse_spec
@@ -343,6 +344,12 @@ class Problem:
         if key not in cache:
             cache[key] = graph.device_heads_tails(self, key)
         return cache[key]
+
+    @cached_property
+    def arrays(self) -> ProblemArrays:
+        """The graph, network and durations as numpy arrays
+        (:class:`~schedkit.problem.arrays.ProblemArrays`), built on first use."""
+        return ProblemArrays(self)
 
     @cached_property
     def batches(self) -> Batches:

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
 from schedkit.problem import Problem
 from schedkit.schedule import Schedule, TaskRun, Transfer
-from schedkit.schedule.schedule import unchecked
-from schedkit.timing.resources import arrival
+from schedkit.schedule.schedule import paused_gc, unchecked
 from schedkit.timing.transfers import Transfers
 
 
@@ -31,13 +32,14 @@ def to_schedule(problem: Problem, device_of: Sequence[int], start: Sequence[floa
     """
     rows = []
     end = [0.0] * len(problem.tasks)
-    for i, name in enumerate(problem.tasks):
-        d = device_of[i]
-        end[i] = float(start[i]) + problem.durations[i][d]
-        # Built from the problem's own numbers: no field to check (pydantic's checks cost
-        # seconds on graphs with 100 000 edges).
-        rows.append(unchecked(TaskRun, {"task": name, "device": problem.devices[d], "start": float(start[i]),
-                                        "end": float(end[i]), "inputs": None}))
+    with paused_gc():
+        for i, name in enumerate(problem.tasks):
+            d = device_of[i]
+            end[i] = float(start[i]) + problem.durations[i][d]
+            # Built from the problem's own numbers: no field to check (pydantic's checks cost
+            # seconds on graphs with 100 000 edges).
+            rows.append(unchecked(TaskRun, {"task": name, "device": problem.devices[d], "start": float(start[i]),
+                                            "end": float(end[i]), "inputs": None}))
     moved = _transfers(problem, device_of, end, transfers.booked if transfers is not None else {})
     makespan = max([r.end for r in rows] + [t.end for t in moved])
     return Schedule(problem=problem.name, method=method, status="heuristic", makespan=makespan,
@@ -86,13 +88,33 @@ def with_transfers(problem: Problem, schedule: Schedule) -> Schedule:
 
 def _transfers(problem: Problem, device_of: Sequence[int], end: Sequence[float],
                booked: dict | None = None) -> list[Transfer]:
+    """The transfer rows of a mapping: every edge that :meth:`~schedkit.problem.Problem.moves`,
+    in file order, leaving when its source ends (or as ``booked``) and lasting its
+    :meth:`~schedkit.problem.Problem.comm_time`, both evaluated on the problem's arrays at once."""
+    a = problem.arrays
+    if not len(a.edge_src):
+        return []
+    where = np.asarray(device_of, dtype=np.int64)
+    finish = np.asarray(end, dtype=np.float64)
+    u, v = where[a.edge_src], where[a.edge_dst]
+    size = a.edge_size
+    # comm_time's product and sum, in its order; only edges between linked devices are timed.
+    comm = size * a.inv_bandwidth[u, v]
+    comm += a.latency[u, v]
+    moving = (u != v) & (size != 0) & a.linked[u, v]
+    for k in np.flatnonzero(moving & a.edge_payload).tolist():  # its own times win where listed
+        comm[k] = problem.comm_time(problem.edges[k][2], int(u[k]), int(v[k]))
+    moving &= comm > 0
+    picked = np.flatnonzero(moving)
+    arrive = finish[a.edge_src[picked]] + comm[picked]
+    tasks, devices, route = problem.tasks, problem.devices, problem.route
     out = []
-    for i, j, size in problem.edges:
-        u, v = device_of[i], device_of[j]
-        if problem.moves(size, u, v):
+    with paused_gc():
+        for k, i, j, du, dv, last in zip(picked.tolist(), a.edge_src[picked].tolist(),
+                                         a.edge_dst[picked].tolist(), u[picked].tolist(),
+                                         v[picked].tolist(), arrive.tolist()):
             times = booked.get((i, j)) if booked else None
-            first, last = times if times is not None else (end[i], arrival(problem, end[i], size, u, v))
-            out.append(unchecked(Transfer, {"src": problem.tasks[i], "dst": problem.tasks[j],
-                                            "from_": problem.devices[u], "to": problem.devices[v],
-                                            "start": first, "end": last, "route": list(problem.route[u][v])}))
+            first, last = times if times is not None else (end[i], last)
+            out.append(unchecked(Transfer, {"src": tasks[i], "dst": tasks[j], "from_": devices[du], "to": devices[dv],
+                                            "start": first, "end": last, "route": list(route[du][dv])}))
     return out

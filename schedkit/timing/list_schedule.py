@@ -15,10 +15,12 @@ Cost, for V tasks, E edges and m devices: O((V + E) log V) for the ready queue a
 the timelines (a timeline finds the first gap that holds a task in O(log V) with its
 gap index), plus O((V + E) m) to weigh every candidate device of every task. With a
 :class:`FinishRule` (earliest finish: HEFT and greedy; shortest duration, then
-earliest finish: MET) most devices are ruled out by a bound of their finish, O(1)
-each, and only the others are timed exactly; any other rule gets every candidate's
-exact start. Both ways give the same schedule, float for float (a hypothesis test in
-``tests/test_timing.py`` proves it).
+earliest finish: MET) that weighing is numpy over the problem's arrays
+(:class:`~schedkit.timing.earliest.EarliestFinish`): the arrivals of a task's inputs on
+every device at once, and a gap search only on the devices where a gap could make the
+task finish first; any other rule gets every candidate's exact start. Both ways give
+the same schedule, float for float (a hypothesis test in ``tests/test_timing.py``
+proves it).
 
 Examples
 --------
@@ -35,13 +37,12 @@ from __future__ import annotations
 
 import heapq
 import math
-from itertools import compress, repeat
-from operator import add, gt, le
 from typing import Callable, Sequence
 
 from schedkit.errors import ProblemError
 from schedkit.numerics import fits
 from schedkit.problem import Problem
+from schedkit.timing.earliest import EarliestFinish
 from schedkit.timing.resources import Timeline, arrival
 from schedkit.timing.transfers import Transfers
 
@@ -147,10 +148,6 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
     limited = any(cap != math.inf for cap in free_memory)
     connected = all(all(row) for row in problem.linked)
     timelines = [Timeline(index=insertion) for _ in problem.devices]
-    # Per device its last start and end, the longest task a gap may take and its first
-    # start, refreshed on every add: the fast path compares them with all devices at once.
-    m = len(timelines)
-    tails = ([-math.inf] * m, [-math.inf] * m, [-math.inf] * m, [math.inf] * m)
     group_device: dict[str, int] = {}
     groups = [t.colocate for t in problem.spec.tasks]
     # A collocation group of several tasks is placed as one unit by its first task: the choice
@@ -164,6 +161,8 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
     fast = device_of is None and isinstance(rule, FinishRule) and not congested and levels is None
     if levels is not None and levels.keeps_order:
         insertion = False  # the level at a start depends on the device's order: keep it the time order
+    # The fast path weighs all devices at once on the problem's arrays.
+    clock = EarliestFinish(problem, timelines, insertion) if fast else None
     waiting: list[int] = []  # tasks that fit nowhere yet
     if congested:
         def ready_on(i: int, d: int) -> float:
@@ -200,7 +199,7 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
             d = candidates[0]
             t = timelines[d].earliest(ready_on(i, d), table[d], insertion)
         elif fast and not unit:
-            d, t = _earliest_finish(problem, i, candidates, device, end, timelines, tails, insertion)
+            d, t = clock.choose(i, candidates)
         else:
             options = []
             for d in candidates:
@@ -225,10 +224,9 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
             reserve.commit(i, d)
         finish = t + table[d]
         device[i], start[i], end[i] = d, t, finish
-        line = timelines[d]
-        line.add(t, finish)
-        tails[0][d], tails[1][d], tails[2][d], tails[3][d] = (line.last_start, line.last_end,
-                                                              line.widest, line.first_start)
+        timelines[d].add(t, finish)
+        if clock is not None:
+            clock.place(i, d, finish)
         if unit:
             free_memory[d] -= unit_memory[group]
         elif group not in units:  # a group's memory was taken by its first task
@@ -255,67 +253,6 @@ def _ready(problem: Problem, i: int, d: int, device: list[int], end: list[float]
         if at > ready:
             ready = at
     return ready
-
-
-def _earliest_finish(problem: Problem, i: int, candidates: Sequence[int], device: list[int],
-                     end: list[float], timelines: list[Timeline], tails: tuple[list[float], ...],
-                     insertion: bool) -> tuple[int, float]:
-    """The candidate on which task ``i`` finishes first (ties: the lowest index), and its start.
-
-    Data cannot arrive before its producer ends, so ``max(latest input end, last end)
-    + length`` bounds a device's finish from below, or ``latest input end + length``
-    where a gap might take the task. The device of least bound is timed exactly
-    (:func:`_ready`, then :meth:`~schedkit.timing.resources.Timeline.earliest`), then
-    every device whose bound does not lose to the best (finish, device) found, each
-    dropped as soon as the arrivals of its inputs make it lose.
-    """
-    table = problem.durations[i]
-    inputs = problem.preds[i]
-    produced = max([end[p] for p, _ in inputs]) if inputs else 0.0
-    last_starts, last_ends, widest, first_starts = tails
-    if len(candidates) == len(last_ends):  # every device: the vectors are the device tables
-        lengths = list(table.values())
-    else:
-        lengths = [table[d] for d in candidates]
-        last_starts = [last_starts[d] for d in candidates]
-        last_ends = [last_ends[d] for d in candidates]
-    bounds = list(map(add, map(max, repeat(produced), last_ends), lengths))
-    if insertion:
-        # A device whose last task starts after ``produced`` may have a gap before it,
-        # unless every gap is too short (and the task is past the first one).
-        for k in compress(range(len(bounds)), map(gt, last_starts, repeat(produced))):
-            d = candidates[k]
-            if lengths[k] <= widest[d] or produced < first_starts[d]:
-                bounds[k] = produced + lengths[k]
-    best = min(bounds)
-    k = bounds.index(best)
-    chosen = candidates[k]
-    at = timelines[chosen].earliest(_ready(problem, i, chosen, device, end), lengths[k], insertion)
-    best = at + lengths[k]
-    if len(inputs) > 1:  # latest producer first: its transfer most often decides
-        inputs = sorted(inputs, key=lambda edge: end[edge[0]], reverse=True)
-    for k in compress(range(len(bounds)), map(le, bounds, repeat(best))):
-        d = candidates[k]
-        if d == chosen or bounds[k] > best or (bounds[k] == best and d > chosen):
-            continue
-        # :func:`_ready`'s loop, given up once the inputs timed so far make ``d`` lose
-        # (the gap search is skipped too): completed, it is the same maximum.
-        length = lengths[k]
-        ready = 0.0
-        for p, size in inputs:
-            data = arrival(problem, end[p], size, device[p], d)
-            if data > ready:
-                ready = data
-                if ready + length > best:
-                    break
-        else:
-            if ready + length == best and d > chosen:
-                continue
-            t = timelines[d].earliest(ready, length, insertion)
-            finish = t + length
-            if finish < best or (finish == best and d < chosen):
-                best, chosen, at = finish, d, t
-    return chosen, at
 
 
 def _unit_finish(problem: Problem, members: Sequence[int], d: int, t: float, device: list[int],

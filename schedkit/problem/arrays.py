@@ -1,0 +1,187 @@
+"""The array core of a :class:`~schedkit.problem.Problem`: its graph and costs as numpy arrays.
+
+The list-scheduling engines, the schedule assembly and the validator's bulk checks loop
+over every edge for every device: on a graph of 300,000 edges and 50 devices that is
+15 million transfer times, seconds in Python and milliseconds in numpy. This module
+holds what those loops read, built once per problem (``Problem.arrays``):
+
+- the adjacency in CSR form, both ways (``pred_ptr``/``pred_src``/``pred_size`` lists
+  the inputs of each task in the order of ``Problem.preds``; ``succ_*`` likewise), and
+  the edge list (``edge_src``, ``edge_dst``, ``edge_size``) in the order of ``Problem.edges``;
+- the network as ``m x m`` matrices (``inv_bandwidth``, ``latency``, ``linked``);
+- the durations as one matrix per *device type*: ``type_durations[i, device_type[d]]``
+  is the duration of task ``i`` on device ``d`` (``inf`` where it cannot run). Devices
+  whose durations agree for every task share a type, so 1,024 devices of 3 kinds
+  cost ``3 n`` floats, not ``1024 n``; a task given by ``work`` has ``work / speed``,
+  an outer product.
+
+Every value is the very float of the problem's own tables (the same products and sums
+in the same order), so that an engine reading the arrays gives the schedule the
+list-based code gives, float for float.
+
+Examples
+--------
+>>> from schedkit import Problem
+>>> p = Problem.load("examples/tiny.yaml")
+>>> a = p.arrays
+>>> a.n, a.m, a.types
+(6, 2, 2)
+>>> a.preds_of(5)                                   # 'sample' reads 'logits'
+(array([4]), array([100000.]))
+>>> float(a.durations_of(5)[1]) == p.durations[5][1]
+True
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from schedkit.problem.problem import Problem
+
+
+class ProblemArrays:
+    """The graph, network and durations of a problem as numpy arrays (see the module).
+
+    Parameters
+    ----------
+    problem : Problem
+
+    Attributes
+    ----------
+    n, m, types : int
+        Tasks, devices and device types.
+    pred_ptr, pred_src, pred_size : ndarray
+        Inputs of task ``i``: ``pred_src[pred_ptr[i]:pred_ptr[i + 1]]`` with their sizes.
+    succ_ptr, succ_dst, succ_size : ndarray
+        Outputs of each task, likewise.
+    edge_src, edge_dst, edge_size : ndarray
+        The edges, in file order.
+    payloads : dict
+        Position in ``pred_src`` of each input that gives its own ``transfer_times``, to
+        its ``{(u, v): time}`` table (these few are timed one by one).
+    pred_payload, edge_payload : ndarray of bool
+        Per task, whether one of its inputs is in ``payloads``; per edge, whether it is.
+    inv_bandwidth, latency : ndarray
+        ``m x m`` route tables (0 where the pair is not linked).
+    linked : ndarray of bool
+        ``linked[u, v]``: a path from ``u`` to ``v`` exists (or ``u == v``).
+    device_type : ndarray of int
+        Each device's type (its column of ``type_durations``).
+    type_durations : ndarray
+        ``n x types``: durations, ``inf`` where the task cannot run.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> a = ProblemArrays(Problem.load("examples/topcuoglu2002.json"))
+    >>> a.n, a.m, int(a.pred_ptr[-1]) == len(a.edge_src)
+    (10, 3, True)
+    """
+
+    def __init__(self, problem: Problem):
+        n, m = len(problem.tasks), len(problem.devices)
+        self.n, self.m = n, m
+        edges = problem.edges
+        table = np.array(edges, dtype=np.float64).reshape(len(edges), 3)
+        self.edge_src = table[:, 0].astype(np.int64)
+        self.edge_dst = table[:, 1].astype(np.int64)
+        self.edge_size = np.ascontiguousarray(table[:, 2])
+        # Problem.preds and succs list the edges in file order: a stable sort by the other end.
+        by_dst = np.argsort(self.edge_dst, kind="stable")
+        self.pred_ptr = _offsets(self.edge_dst, n)
+        self.pred_src, self.pred_size = self.edge_src[by_dst], self.edge_size[by_dst]
+        by_src = np.argsort(self.edge_src, kind="stable")
+        self.succ_ptr = _offsets(self.edge_src, n)
+        self.succ_dst, self.succ_size = self.edge_dst[by_src], self.edge_size[by_src]
+        # Inputs with their own transfer times (a Payload): few, timed one by one.
+        self.payloads: dict[int, dict] = {}
+        self.pred_payload = np.zeros(n, dtype=bool)
+        self.edge_payload = np.zeros(len(edges), dtype=bool)
+        where = np.empty(len(edges), dtype=np.int64)
+        where[by_dst] = np.arange(len(edges))
+        for k, (_, j, size) in enumerate(edges):
+            if size.__class__ is not float and getattr(size, "times", None):
+                self.payloads[int(where[k])] = size.times
+                self.pred_payload[j] = True
+                self.edge_payload[k] = True
+        self.inv_bandwidth = np.array(problem.inv_bandwidth, dtype=np.float64).reshape(m, m)
+        self.latency = np.array(problem.latency, dtype=np.float64).reshape(m, m)
+        self.linked = np.array(problem.linked, dtype=bool).reshape(m, m)
+        self.device_type, self.type_durations = _typed_durations(problem.durations, n, m)
+        self.types = self.type_durations.shape[1]
+
+    def preds_of(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """The inputs of task ``i`` and their sizes (views, in the order of ``Problem.preds``)."""
+        lo, hi = self.pred_ptr[i], self.pred_ptr[i + 1]
+        return self.pred_src[lo:hi], self.pred_size[lo:hi]
+
+    def durations_of(self, i: int) -> np.ndarray:
+        """Duration of task ``i`` on every device (``inf`` where it cannot run)."""
+        return self.type_durations[i, self.device_type]
+
+    def arrivals(self, i: int, device: np.ndarray, end: np.ndarray) -> np.ndarray:
+        """When the last input of task ``i`` is on each device, its producers placed.
+
+        ``device`` and ``end``: the device and end of every task (read for the inputs
+        only). Per device ``d``: the largest ``end[p] + comm_time(size, device[p], d)`` over
+        the inputs ``p`` (0 without inputs), the sum and product of
+        :meth:`~schedkit.problem.Problem.comm_time` in its order. A device not linked to an
+        input's device gets a number that means nothing: its caller rules such devices out.
+
+        Examples
+        --------
+        >>> from schedkit import Problem
+        >>> p = Problem.load("examples/tiny.yaml")
+        >>> end = np.array([0.4, 1.6, 3.1, 3.3, 4.2, 0.0])
+        >>> [round(float(t), 4) for t in p.arrays.arrivals(5, np.zeros(6, dtype=int), end)]
+        [4.2, 4.2163]
+        """
+        lo, hi = self.pred_ptr[i], self.pred_ptr[i + 1]
+        if lo == hi:
+            return np.zeros(self.m)
+        src = self.pred_src[lo:hi]
+        size = self.pred_size[lo:hi]
+        u = device[src]
+        e = end[src]
+        # end + (size * inv_bandwidth + latency): comm_time's operations, in its order.
+        times = size[:, None] * self.inv_bandwidth[u]
+        times += self.latency[u]
+        times += e[:, None]
+        rows = np.arange(hi - lo)
+        times[rows, u] = e  # on the producer's own device nothing moves
+        zero = size == 0
+        if zero.any():  # an edge without data arrives when its producer ends
+            times[zero] = e[zero, None]
+        if self.pred_payload[i]:
+            for k in range(lo, hi):
+                table = self.payloads.get(k)
+                if table:
+                    r = k - lo
+                    for (a, b), own in table.items():
+                        if a == u[r] and b != a:
+                            times[r, b] = e[r] + own
+        return times.max(axis=0)
+
+
+def _offsets(ends: np.ndarray, n: int) -> np.ndarray:
+    """CSR offsets of the edges grouped by ``ends`` (a task's edges sit at ``ptr[i]:ptr[i + 1]``)."""
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(ends, minlength=n), out=ptr[1:])
+    return ptr
+
+
+def _typed_durations(tables, n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Durations per device type: devices with equal columns share one."""
+    full = np.full((n, m), np.inf)
+    for i, table in enumerate(tables):
+        if table:
+            full[i, list(table)] = list(table.values())
+    # Devices with byte-equal columns share a type, numbered by their first device.
+    kinds: dict[bytes, int] = {}
+    device_type = np.array([kinds.setdefault(full[:, d].tobytes(), len(kinds)) for d in range(m)],
+                           dtype=np.int64)
+    first = [list(device_type).index(k) for k in range(len(kinds))]
+    return device_type, np.ascontiguousarray(full[:, first])
