@@ -43,8 +43,9 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
 from schedkit.decompose.budget import GRACE
-from schedkit.decompose.parts import Part, part_result, solve_part
+from schedkit.decompose.parts import Part, part_result, solve_here, solve_part
 from schedkit.errors import SchedkitError
+from schedkit.problem import Problem
 from schedkit.schedule import Result
 
 #: The words :func:`make_executor` understands.
@@ -71,7 +72,7 @@ def usable_cores() -> int:
 
 def run_parts(parts: Sequence[Part], executor: Executor | None = None,
               progress: OnProgress | None = None, *, deadline: float | None = None,
-              workers: int = 1) -> list[Result]:
+              workers: int = 1, whole: Problem | None = None) -> list[Result]:
     """Solve every part; return their results in the order of ``parts``.
 
     Parameters
@@ -93,12 +94,17 @@ def run_parts(parts: Sequence[Part], executor: Executor | None = None,
         up (cancelled where it has not started) and has a result without a schedule.
     workers : int
         How many parts the executor runs at once.
+    whole : Problem, optional
+        The problem the caller validates the combined schedule on: a part run in this
+        process whose own problem (:attr:`~schedkit.decompose.parts.Part.local`) is that
+        very object is not validated twice (on 10,000 tasks, a validation takes as long as
+        a heuristic's schedule).
 
     Returns
     -------
     list of Result
-        One per part, rebuilt from the plain data :func:`solve_part` returned (the same
-        in both modes).
+        One per part: from an executor, rebuilt from the plain data :func:`solve_part`
+        returned; in this process, the method's own (the same results).
 
     Raises
     ------
@@ -113,8 +119,8 @@ def run_parts(parts: Sequence[Part], executor: Executor | None = None,
         progress(0, total)
     answers: list[dict | Result] = []
     if executor is None:
-        for part in parts:
-            answers.append(solve_part(part.payload()))
+        for part in parts:  # (its own Problem and Result: no copy through plain data)
+            answers.append(solve_here(part.payload(), part.local, whole is None or part.local is not whole))
             if progress is not None:
                 progress(len(answers), total)
     else:

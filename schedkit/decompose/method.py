@@ -229,7 +229,7 @@ class DecompositionMethod(Method):
                 # A round of one part gains nothing from a worker: it runs here.
                 pool = executor if len(parts) > 1 else None
                 found = run_parts(parts, pool, self._round_progress(len(results)), deadline=end,
-                                  workers=executor_workers(pool))
+                                  workers=executor_workers(pool), whole=problem)
                 if budget.seconds is not None:  # without a limit, a part's own limit stands
                     # (what the easy parts left goes to the hard ones)
                     found = retry_unproven(found, lambda todo, until: run_parts(

@@ -106,6 +106,11 @@ class Part:
     waves : int
         The waves of parts that still run before the deadline, this part's included: it
         gets that share of the time left when it starts.
+    local : Problem, optional
+        The :class:`~schedkit.problem.Problem` that ``problem`` was made from
+        (:meth:`of`), for runs in this process: :func:`run_parts` solves it as it is
+        instead of parsing ``problem`` again. It never travels (:meth:`payload`) and
+        parts are equal whether they have it or not.
     """
 
     problem: dict
@@ -113,14 +118,16 @@ class Part:
     options: dict = field(default_factory=dict)
     deadline: float | None = None
     waves: int = 1
+    local: Problem | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         if not isinstance(self.problem, dict):
             raise SchedkitError(f"a part's problem is a dict of schedkit/v1 data, not "
                                 f"{type(self.problem).__name__} (use Part.of(problem, ...))")
         object.__setattr__(self, "options", part_options(self.method, self.options))
+        # (a problem dumped from a Problem is JSON data already: only the options are checked)
         try:
-            json.dumps([self.problem, self.options], allow_nan=True)
+            json.dumps(self.options if self.local is not None else [self.problem, self.options], allow_nan=True)
         except (TypeError, ValueError) as exc:
             raise SchedkitError(f"part '{self.name}': its options for method '{self.method}' must be "
                                 f"plain data (a formulation as its data): {exc}") from None
@@ -128,12 +135,14 @@ class Part:
     @classmethod
     def of(cls, problem: Problem | ProblemSpec | dict, method: str = "milp",
            options: dict | None = None) -> Part:
-        """The part that solves ``problem`` with ``method`` and ``options``."""
+        """The part that solves ``problem`` with ``method`` and ``options`` (a
+        :class:`~schedkit.problem.Problem` is kept as the part's ``local`` problem)."""
+        local = problem if isinstance(problem, Problem) else None
         if isinstance(problem, Problem):
             problem = problem.spec
         if isinstance(problem, ProblemSpec):
             problem = problem.model_dump(mode="json", by_alias=True, exclude_none=True)
-        return cls(problem=problem, method=method, options=dict(options or {}))
+        return cls(problem=problem, method=method, options=dict(options or {}), local=local)
 
     @property
     def name(self) -> str:
@@ -150,7 +159,7 @@ class Part:
 
     def timed(self, deadline: float | None, waves: int = 1) -> Part:
         """The same part with a wall-clock ``deadline``, ``waves`` of parts up to it."""
-        return Part(self.problem, self.method, self.options, deadline, waves)
+        return Part(self.problem, self.method, self.options, deadline, waves, self.local)
 
     def late(self, why: str = NOT_STARTED) -> Result:
         """The result of the part when it ran out of time before it had anything."""
@@ -209,6 +218,26 @@ def solve_part(payload: dict) -> dict:
         When the spec is invalid or the method fails with a schedkit error; the message
         names the part and the method (other exceptions propagate unchanged).
     """
+    return solve_here(payload).model_dump(mode="json", by_alias=True)
+
+
+def solve_here(payload: dict, problem: Problem | None = None, checked: bool = True) -> Result:
+    """:func:`solve_part` in this process: the :class:`~schedkit.schedule.Result` itself,
+    and ``problem`` (the part's own, :attr:`Part.local`) solved as it is when given,
+    instead of a copy parsed from ``payload["problem"]`` (on 10,000 tasks, parsing takes
+    longer than a heuristic's schedule).
+
+    ``checked=False``: the method's :meth:`~schedkit.methods.Method.run`, its schedule not
+    validated here, for a caller that validates it on this very problem itself (a
+    decomposition whose one part is its own input: ``fusion`` when nothing fuses).
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> solve_here(Part.of(p, "heft").payload(), p).status
+    'heuristic'
+    """
     data = payload["problem"]
     method = payload["method"]
     label = f"part '{data.get('name', '?') if isinstance(data, dict) else '?'}' ({method})"
@@ -220,16 +249,16 @@ def solve_part(payload: dict) -> dict:
     limit = time_limit(payload)
     if limit is not None and "time_limit" in METHODS.get(method).Options.model_fields:
         if limit < LEAST_SECONDS:
-            late = Result.nothing(method, str(data.get("name", "?")), Termination.TIME_LIMIT, message=NOT_STARTED)
-            return late.model_dump(mode="json", by_alias=True)
+            return Result.nothing(method, str(data.get("name", "?")), Termination.TIME_LIMIT, message=NOT_STARTED)
         options["time_limit"] = limit
     try:
         with silenced():  # the decomposition shows its own progress
-            problem = Problem(parse_spec(data))
-            result = METHODS.get(method)(**options).result(problem)
+            if problem is None:
+                problem = Problem(parse_spec(data))
+            solver = METHODS.get(method)(**options)
+            return solver.result(problem) if checked else solver.run(problem)
     except SchedkitError as exc:
         raise PartError(f"{label}: {exc}") from None
-    return result.model_dump(mode="json", by_alias=True)
 
 
 def part_result(answer: dict) -> Result:

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -104,8 +105,26 @@ def fingerprint(spec: ProblemSpec | Problem | dict) -> str:
     """
     if isinstance(spec, Problem):
         spec = spec.spec
-    data = spec.model_dump(mode="json", by_alias=True, exclude_none=True) \
-        if isinstance(spec, ProblemSpec) else spec
+    if not isinstance(spec, ProblemSpec):
+        return _digest(spec)
+    # A spec is frozen: its fingerprint is computed once. A decomposition asks for it four
+    # times or more (apply, the chain, every check in invert), half a second each on
+    # 10,000 tasks.
+    key = id(spec)
+    kept = _FINGERPRINTS.get(key)
+    if kept is not None and kept[0]() is spec:
+        return kept[1]
+    found = _digest(spec.model_dump(mode="json", by_alias=True, exclude_none=True))
+    _FINGERPRINTS[key] = (weakref.ref(spec, lambda _, key=key: _FINGERPRINTS.pop(key, None)), found)
+    return found
+
+
+#: The fingerprints of the specs alive, by ``id`` (a weak reference tells a reused id apart
+#: and drops the entry with its spec).
+_FINGERPRINTS: dict[int, tuple[weakref.ref, str]] = {}
+
+
+def _digest(data: dict) -> str:
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

@@ -6,8 +6,8 @@ import pickle
 import pytest
 
 from decompose_cases import TWO_CHAINS, two_chains
-from schedkit import SchedkitError
-from schedkit.decompose import Part, PartError, part_options, part_result, solve_part
+from schedkit import SchedkitError, solve
+from schedkit.decompose import Part, PartError, part_options, part_result, run_parts, solve_part
 from schedkit.schedule import Result
 
 
@@ -67,3 +67,49 @@ def test_solve_part_names_the_part_when_it_fails():
     with pytest.raises(PartError, match=r"part 'two_chains' \(heft\): method 'heft' takes no option"):
         solve_part({"problem": Part.of(two_chains(), "heft").problem, "method": "heft",
                     "options": {"colour": 1}})
+
+
+def test_a_part_keeps_its_problem_for_runs_in_this_process(monkeypatch):
+    p = two_chains()
+    part = Part.of(p, "heft")
+    assert part.local is p and part.timed(None).local is p
+    assert part == Part.of(part.problem, "heft")  # (the problem kept changes no equality)
+    assert "local" not in part.payload()
+    # In this process the part's own Problem is solved: its data is not parsed again.
+    import schedkit.decompose.parts as parts
+
+    def no_parse(data):
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(parts, "parse_spec", no_parse)
+    [result] = run_parts([part])
+    assert result.schedule.makespan == solve(p, "heft").makespan
+
+
+def test_a_part_that_is_the_whole_problem_is_validated_once(monkeypatch):
+    p = two_chains()
+    import schedkit.methods as methods
+
+    calls = []
+    real = methods.validate
+    monkeypatch.setattr(methods, "validate", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    run_parts([Part.of(p, "heft")])
+    assert calls == [p]                            # validated as a part
+    calls.clear()
+    [result] = run_parts([Part.of(p, "heft")], whole=p)
+    assert calls == [] and result.schedule is not None  # the caller validates it on p
+
+
+def test_a_fingerprint_is_computed_once_per_spec():
+    from schedkit.decompose.reduction import _FINGERPRINTS, fingerprint
+
+    p = two_chains()
+    first = fingerprint(p)
+    assert _FINGERPRINTS[id(p.spec)][1] == first
+    assert fingerprint(p.spec) == first == fingerprint(two_chains())
+    key = id(p.spec)
+    del p
+    import gc
+
+    gc.collect()
+    assert key not in _FINGERPRINTS or _FINGERPRINTS[key][0]() is not None
