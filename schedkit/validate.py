@@ -31,6 +31,7 @@ from schedkit.errors import FormulationError, InvalidScheduleError, ProblemError
 from schedkit.numerics import shorter
 from schedkit.problem.bounds import formulation_bound
 from schedkit.registry import Registry
+from schedkit.schedule.schedule import paused_gc
 from schedkit.schedule.checks import consistency_violations, expect_schedule, row_violations, status_violations
 
 __all__ = ["PRESETS", "Verdict", "canonical", "consistency_violations", "ignored_data", "judged_blocks",
@@ -258,6 +259,13 @@ def verdict(problem, schedule, blocks=None) -> Verdict:
 
     expect(problem, Problem, "a Problem", ProblemError)
     expect_schedule(schedule)
+    # The checks make tables of every row (dicts of 300,000 transfers): nothing cyclic, yet
+    # each table would set off full passes of the cycle collector over the whole heap.
+    with paused_gc():
+        return _verdict(problem, schedule, blocks)
+
+
+def _verdict(problem, schedule, blocks) -> Verdict:
     if blocks is not None:  # (names and data as in a formulation file are blocks too)
         blocks = [b if isinstance(b, Block) else block_from_data(b)
                   for b in expect(blocks, (list, tuple), "a list of blocks", FormulationError)]

@@ -16,6 +16,7 @@ import math
 from schedkit.errors import ScheduleError
 from schedkit.numerics import OPTIMAL_GAP, closed, lasts, time_tolerance
 from schedkit.schedule.batched import is_batched
+from schedkit.schedule.bulk_checks import transfers_pass
 
 #: What a status without rows claims, which no check of rows can confirm.
 UNVERIFIABLE = {"infeasible": "claims that no schedule exists: a proof the validator cannot check",
@@ -134,6 +135,8 @@ def consistency_violations(problem, schedule) -> list[str]:
     if schedule.transfers and is_batched(schedule):
         out.append("a batched schedule carries no transfer rows (under batching a transfer is a delay)")
         return out
+    if transfers_pass(problem, schedule, seen, tol):
+        return out  # every row passes: the loop below would say nothing
     edges = {(problem.tasks[i], problem.tasks[j]): size for i, j, size in problem.edges}
     listed = set()
     for t in schedule.transfers:

@@ -1,0 +1,58 @@
+"""The array pass over transfer rows says "all pass" exactly when the scalar checks say nothing."""
+
+from unittest import mock
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from schedkit import Problem, ProblemError
+from schedkit.schedule import checks
+from schedkit.schedule.bulk_checks import transfers_pass
+from schedkit.testing.strategies import problems as problem_data
+from schedkit.timing import to_schedule
+
+EDITS = st.lists(st.tuples(st.sampled_from(["end", "start", "from", "drop", "twice", "swap", "none"]),
+                           st.integers(0, 50), st.sampled_from([-1.0, -1e-9, -1e-13, 1e-13, 0.5])),
+                 max_size=3)
+
+
+def scalar(p, s):
+    with mock.patch.object(checks, "transfers_pass", lambda *args: False):
+        return checks.consistency_violations(p, s)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem_data(max_tasks=10, max_devices=4, transfer_times=True, channels=True), st.data(), EDITS)
+def test_the_array_pass_agrees_with_the_scalar_checks(data, draw, edits):
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
+    device_of = [draw.draw(st.sampled_from(p.allowed[i])) for i in range(len(p.tasks))]
+    start = [draw.draw(st.sampled_from([0.0, 0.1, 1 / 3, 2.0])) for _ in p.tasks]
+    s = to_schedule(p, device_of, start, "x")
+    rows = list(s.transfers)
+    for kind, k, delta in edits:
+        if not rows:
+            break
+        k %= len(rows)
+        t = rows[k]
+        if kind == "end":
+            rows[k] = t.model_copy(update={"end": t.end + delta})
+        elif kind == "start":
+            rows[k] = t.model_copy(update={"start": t.start + delta})
+        elif kind == "from":
+            rows[k] = t.model_copy(update={"from_": p.devices[(p.device_index[t.from_] + 1) % len(p.devices)]})
+        elif kind == "drop":
+            del rows[k]
+        elif kind == "twice":
+            rows.append(t)
+        elif kind == "swap":
+            rows[k] = t.model_copy(update={"src": t.dst, "dst": t.src})
+    s = s.model_copy(update={"transfers": rows})
+    expected = scalar(p, s)
+    assert checks.consistency_violations(p, s) == expected
+    seen = {r.task: r for r in s.tasks}
+    tol = checks.time_tolerance(s.makespan)
+    transfer_lines = [line for line in expected if line.startswith("transfer ")]
+    assert transfers_pass(p, s, seen, tol) == (not transfer_lines)
