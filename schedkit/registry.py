@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
+from schedkit import plugins
 from schedkit.errors import SchedkitError
 
 BUILTIN_PACKAGES = ("schedkit.formulations", "schedkit.heuristics", "schedkit.decompositions")
@@ -65,6 +66,7 @@ class Registry:
                 raise self.error(f"{self.what} '{name}' is already registered "
                                  f"(by {_origin(current)}); pass replace=True to replace it")
             self._entries[name] = target
+            plugins.note(self, name)  # (a plug-in that registers nothing is an error)
             return target
         return add if obj is None else add(obj)
 
@@ -73,24 +75,31 @@ class Registry:
         self._entries.pop(name, None)
 
     def _load(self) -> None:
-        if self._loaded:
-            return
-        self._loaded = True
-        for package in BUILTIN_PACKAGES:
-            importlib.import_module(package)
-        for ep in entry_points(group=self.group):
-            try:
-                ep.load()
-            except Exception as exc:  # a broken plug-in must not break the tool
-                raise SchedkitError(f"{self.what} plug-in '{ep.name}' failed to load: {exc}") from None
+        if not self._loaded:
+            self._loaded = True
+            for package in BUILTIN_PACKAGES:
+                importlib.import_module(package)
+            for ep in entry_points(group=self.group):
+                try:
+                    ep.load()
+                except Exception as exc:  # a broken plug-in must not break the tool
+                    raise SchedkitError(f"{self.what} plug-in '{ep.name}' failed to load: {exc}") from None
+        # Files and modules named by SCHEDKIT_PLUGINS: how a worker process gets the plug-ins
+        # its parent was given (loaded once; cheap when there are none).
+        plugins.load_environment()
 
     def get(self, name: str) -> Any:
-        """The entry called ``name``; an error listing the known names otherwise."""
+        """The entry called ``name``; an error listing the known names otherwise.
+
+        A registry with plug-in discovery (``group``) ends the error with how to add an
+        entry of one's own (:func:`schedkit.plugins.hint`).
+        """
         if name not in self._entries:
             self._load()
         if name not in self._entries:
             known = ", ".join(sorted(self._entries)) or "none"
-            raise self.error(f"unknown {self.what} '{name}' (known: {known})")
+            how = f"; {plugins.hint(self.what)}" if self.group else ""
+            raise self.error(f"unknown {self.what} '{name}' (known: {known}){how}")
         return self._entries[name]
 
     def names(self) -> list[str]:

@@ -166,7 +166,8 @@ def add_formulation(parser: argparse.ArgumentParser) -> None:
     'jssp'
     """
     parser.add_argument("--formulation", "-f", default=None,
-                        help="preset name (latency, jssp) or a YAML/JSON formulation file [latency]")
+                        help="a preset name ('schedkit formulations' lists them) or a YAML/JSON "
+                             "formulation file [latency]")
 
 
 def say(*lines: object, err: bool = False) -> None:

@@ -1,4 +1,5 @@
-"""Commands that read and write files: ``validate``, ``export``, ``load-solution``, ``convert``."""
+"""Commands that read and write files: ``validate``, ``load-solution``, ``convert`` (and ``export``,
+in :mod:`schedkit.cli.export`)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from typing import Any
 
 from schedkit.cli.common import (EXIT_INVALID, PROBLEM_FILES, SCHEDULE_FILES, add_formulation, files,
                                   finite_float, load_problem, say)
+from schedkit.cli.export import add_export_command
 
-__all__ = ["add_file_commands", "add_convert_command", "run_validate", "run_export",
-           "run_load_solution", "run_convert", "write_problem_data"]
+__all__ = ["add_file_commands", "add_convert_command", "run_validate", "run_load_solution", "run_convert",
+           "write_problem_data"]
 
 
 def add_file_commands(subparsers: Any) -> None:
@@ -41,11 +43,7 @@ def add_file_commands(subparsers: Any) -> None:
                    help="judge by this formulation instead of the one the schedule records")
     p.set_defaults(handler=run_validate, **files(("problem", "schedule", "formulation")))
 
-    p = subparsers.add_parser("export", help="write the MILP as an LP or MPS file for any solver")
-    p.add_argument("problem")
-    add_formulation(p)
-    p.add_argument("-o", "--output", required=True, help="model.lp or model.mps")
-    p.set_defaults(handler=run_export, **files(("problem", "formulation"), {"output": (".lp", ".mps")}))
+    add_export_command(subparsers)
 
     p = subparsers.add_parser("load-solution", help="turn an external solver's solution into a schedule")
     p.add_argument("problem")
@@ -185,44 +183,6 @@ def _milp(formulation: str | None):
     from schedkit.milp import Milp
 
     return Milp(formulation=formulation)
-
-
-def run_export(args: argparse.Namespace) -> int:
-    """Handle ``schedkit export``: write the MILP as an LP or MPS file (by suffix).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line.
-
-    Returns
-    -------
-    int
-        The exit status.
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> out = pathlib.Path(tempfile.mkdtemp()) / "tiny.lp"
-    >>> run_export(argparse.Namespace(problem="examples/tiny.yaml", formulation=None,
-    ...                               output=str(out)))
-    wrote .../tiny.lp: ... columns, ... rows (horizon ...)
-    0
-    """
-    from schedkit.errors import SchedkitError
-    from schedkit.milp.export import check_export, write_model
-
-    problem = load_problem(args.problem)
-    milp = _milp(args.formulation)
-    check_export(milp.formulation, problem, args.output)  # (before minutes of building)
-    try:
-        built = milp.build(problem)
-    except MemoryError:  # (the estimate is an average: one line, not a traceback)
-        raise SchedkitError(f"{args.output}: not written: the machine ran out of memory for the model") from None
-    names = write_model(built, args.output)
-    rows = built.linear.num_rows
-    say(f"wrote {args.output}: {len(names)} columns, {rows} rows (horizon {built.horizon:g})")
-    return 0
 
 
 def run_load_solution(args: argparse.Namespace) -> int:

@@ -8,7 +8,9 @@ after ``solve`` has written the best schedule so far.
 The commands live in their own modules and are generated from the registries where
 there is one: ``solve`` has a flag per option field of every registered method
 (:mod:`schedkit.cli.solve`, its flags made by :mod:`schedkit.cli.flags`), ``convert`` a
-kind per registered importer (:mod:`schedkit.cli.files`).
+kind per registered importer (:mod:`schedkit.cli.files`). ``--plugin FILE_OR_MODULE`` (or the
+environment variable ``SCHEDKIT_PLUGINS``) imports a user's blocks, methods and families
+first (:mod:`schedkit.plugins`), so that they are part of every command.
 
 Examples
 --------
@@ -25,7 +27,7 @@ import argparse
 import os
 import sys
 
-from schedkit import interrupt
+from schedkit import interrupt, plugins
 from schedkit.cli.common import EXIT_CODES, EXIT_ERROR, EXIT_NO_SCHEDULE, check_outputs, say
 from schedkit.cli.costs import add_costs_commands
 from schedkit.cli.files import add_convert_command, add_file_commands
@@ -38,7 +40,7 @@ from schedkit.cli.solve import add_solve_command
 from schedkit.cli.torch_export import add_torch_export_command
 from schedkit.errors import Interrupted, NoScheduleError, OptionError, SchedkitError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "split_plugins"]
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -66,6 +68,10 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         description="Map and schedule task graphs on heterogeneous devices as mixed-integer programs.",
         epilog="exit status: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items()))
     parser.add_argument("--version", action="version", version=f"schedkit {__version__}")
+    parser.add_argument("--plugin", action="append", metavar="FILE_OR_MODULE",
+                        help="import a Python file (my_block.py) or module (mypkg.blocks) whose "
+                             "blocks, methods or families register themselves; before or after the "
+                             "command, repeatable; SCHEDKIT_PLUGINS (os.pathsep-separated) does the same")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     words = [] if argv is None else [a for a in argv if not a.startswith("-")]
     solving = argv is None or not words or words[0] == "solve"
@@ -126,9 +132,46 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
+def split_plugins(argv: list[str]) -> tuple[list[str], list[str]]:
+    """The ``--plugin`` values of a command line, wherever they stand, and the other arguments.
+
+    ``--plugin`` is read before the parser is made: the plug-ins' methods get their ``solve``
+    flags, and their blocks and formulations are listed. Arguments after ``--`` are left alone,
+    and a ``--plugin`` without a value is left for argparse to refuse.
+
+    Examples
+    --------
+    >>> split_plugins(["--plugin", "a.py", "solve", "p.yaml", "--plugin=mypkg.blocks", "-m", "heft"])
+    (['a.py', 'mypkg.blocks'], ['solve', 'p.yaml', '-m', 'heft'])
+    """
+    found, rest = [], []
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            rest += [word, *words]
+            break
+        if word.startswith("--plugin="):
+            found.append(word.partition("=")[2])
+        elif word == "--plugin":
+            value = next(words, None)
+            if value is None:
+                rest.append(word)
+            else:
+                found.append(value)
+        else:
+            rest.append(word)
+    return found, rest
+
+
 def _main(argv: list[str] | None) -> int:
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
+        specs, argv = split_plugins(argv)
+        if "--plugin" in argv[:argv.index("--") if "--" in argv else None]:
+            build_parser([]).error("argument --plugin: expected one argument")
+        # Into the environment too (files as absolute paths): worker processes load them.
+        plugins.load_environment()
+        plugins.load_plugins(specs)
         parser = build_parser(argv)
     except SchedkitError as exc:
         return _error(str(exc))
