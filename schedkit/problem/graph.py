@@ -20,6 +20,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from schedkit.problem.levels import graph_levels, longest_after, longest_before
+
 if TYPE_CHECKING:  # pragma: no cover
     from schedkit.problem.problem import Problem
 
@@ -48,6 +52,9 @@ def ancestors(problem: Problem) -> list[int]:
 
 def heads(problem: Problem) -> list[float]:
     """Earliest start of each task: the longest chain of minimum durations before it."""
+    levels = graph_levels(problem.arrays)
+    if levels is not None:  # level by level on arrays: the same floats
+        return longest_before(levels, problem.arrays, np.array(problem.min_duration, dtype=float)).tolist()
     head = [0.0] * len(problem.tasks)
     for i in problem.topological_order:
         for j, _ in problem.succs[i]:
@@ -57,6 +64,9 @@ def heads(problem: Problem) -> list[float]:
 
 def tails(problem: Problem) -> list[float]:
     """Least time between a task's end and the makespan: minimum durations after it."""
+    levels = graph_levels(problem.arrays)
+    if levels is not None:
+        return longest_after(levels, problem.arrays, np.array(problem.min_duration, dtype=float)).tolist()
     tail = [0.0] * len(problem.tasks)
     for i in reversed(problem.topological_order):
         for j, _ in problem.succs[i]:
@@ -128,22 +138,22 @@ def _mean_costs(p) -> tuple[list[float], list[float]]:
     number: dict[tuple[int, ...], int] = {}
     kind = [number.setdefault(a, len(number)) for a in p.allowed]
     sets = list(number)
-    means: dict[tuple[int, int], tuple[float, float]] = {}
-    comm = []
-    for i, j, size in p.edges:
-        if not size:
-            comm.append(0.0)
-            continue
-        key = (kind[i], kind[j])
-        if key not in means:
-            pairs = [(u, v) for u in sets[key[0]] for v in sets[key[1]] if u != v and p.linked[u][v]]
-            if pairs:
-                mean_bandwidth = sum(1.0 / p.inv_bandwidth[u][v] for u, v in pairs) / len(pairs)
-                means[key] = (1.0 / mean_bandwidth, sum(p.latency[u][v] for u, v in pairs) / len(pairs))
-            else:
-                means[key] = (0.0, 0.0)
-        inv_bandwidth, latency = means[key]
-        comm.append(size * inv_bandwidth + latency if inv_bandwidth or latency else 0.0)
+    # The pairs of sets the edges join, once each: numbered on the arrays.
+    arrays = p.arrays
+    kinds = np.array(kind, dtype=np.int64)
+    key = kinds[arrays.edge_src] * len(sets) + kinds[arrays.edge_dst]
+    pair_keys, which = np.unique(key, return_inverse=True)
+    inv = np.zeros(len(pair_keys))
+    lat = np.zeros(len(pair_keys))
+    for k, joined in enumerate(pair_keys.tolist()):
+        first, second = sets[joined // len(sets)], sets[joined % len(sets)]
+        pairs = [(u, v) for u in first for v in second if u != v and p.linked[u][v]]
+        if pairs:
+            mean_bandwidth = sum(1.0 / p.inv_bandwidth[u][v] for u, v in pairs) / len(pairs)
+            inv[k], lat[k] = 1.0 / mean_bandwidth, sum(p.latency[u][v] for u, v in pairs) / len(pairs)
+    inv, lat = inv[which.reshape(-1)], lat[which.reshape(-1)]
+    size = arrays.edge_size
+    comm = np.where((size != 0) & ((inv != 0) | (lat != 0)), size * inv + lat, 0.0).tolist()
     return cost, comm
 
 
@@ -205,6 +215,10 @@ def upward_rank(problem: Problem, costs: str = "mean") -> list[float]:
         cost, comm = list(p.min_duration), [0.0] * len(p.edges)
     else:
         raise ValueError(f"unknown costs {costs!r} (mean or min)")
+    levels = graph_levels(p.arrays)
+    if levels is not None:  # level by level on arrays: the same floats
+        node = np.array(cost, dtype=float)
+        return (node + longest_after(levels, p.arrays, node, np.array(comm, dtype=float))).tolist()
     _, up = costed_paths(p.topological_order, cost, ((i, j, c) for (i, j, _), c in zip(p.edges, comm)))
     return [up[i] for i in range(len(p.tasks))]
 
@@ -213,5 +227,8 @@ def downward_rank(problem: Problem) -> list[float]:
     """The longest mean-cost path before each task (its own cost excluded)."""
     p = problem
     cost, comm = mean_costs(p)
+    levels = graph_levels(p.arrays)
+    if levels is not None:
+        return longest_before(levels, p.arrays, np.array(cost, dtype=float), np.array(comm, dtype=float)).tolist()
     down, _ = costed_paths(p.topological_order, cost, ((i, j, c) for (i, j, _), c in zip(p.edges, comm)))
     return [down[i] for i in range(len(p.tasks))]

@@ -1,0 +1,74 @@
+"""Heads, tails and ranks level by level on arrays equal the scalar loops, float for float."""
+
+from unittest import mock
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+
+from schedkit import Problem, ProblemError
+from schedkit.generators import erdos_renyi, layered
+from schedkit.problem import graph
+from schedkit.problem.levels import graph_levels
+from schedkit.testing.strategies import problems as problem_data
+
+
+def scalar_and_arrays(p):
+    fresh = Problem(p.spec)
+    with mock.patch.object(graph, "graph_levels", return_value=None):
+        scalar = (graph.heads(fresh), graph.tails(fresh), graph.upward_rank(fresh), graph.downward_rank(fresh),
+                  graph.upward_rank(fresh, "min"))
+    arrays = (graph.heads(p), graph.tails(p), graph.upward_rank(p), graph.downward_rank(p),
+              graph.upward_rank(p, "min"))
+    return scalar, arrays
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem_data(max_tasks=14, max_devices=4, transfer_times=True))
+def test_paths_on_levels_equal_the_scalar_loops(data):
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
+    assert graph_levels(p.arrays) is not None
+    scalar, arrays = scalar_and_arrays(p)
+    assert scalar == arrays
+
+
+@pytest.mark.parametrize("data", [layered(12, 25, 0.2, 0.3, 6, seed=1), erdos_renyi(200, 0.03, 5, seed=3),
+                                  layered(10, 30, 0.1, 0.5, 4, seed=2, latency=0.5, memory_slack=3.0)])
+def test_paths_on_levels_equal_the_scalar_loops_on_larger_graphs(data):
+    p = Problem.from_dict(data)
+    scalar, arrays = scalar_and_arrays(p)
+    assert scalar == arrays
+
+
+def test_a_deep_chain_keeps_the_scalar_loops():
+    n = 300
+    p = Problem.from_dict({"devices": [{"name": "d"}], "tasks": [{"name": f"t{i}", "work": 1.0} for i in range(n)],
+                           "edges": [{"src": f"t{i}", "dst": f"t{i + 1}", "size": 0.0} for i in range(n - 1)]})
+    assert graph_levels(p.arrays) is None
+    assert p.heads[-1] == n - 1 and p.tails[0] == n - 1
+
+
+def reference_mean_comm(p):
+    """The scalar mean transfer time of each edge (Topcuoglu et al.), pair by pair."""
+    comm = []
+    for i, j, size in p.edges:
+        pairs = [(u, v) for u in p.allowed[i] for v in p.allowed[j] if u != v and p.linked[u][v]]
+        if not size or not pairs:
+            comm.append(0.0)
+            continue
+        mean_bandwidth = sum(1.0 / p.inv_bandwidth[u][v] for u, v in pairs) / len(pairs)
+        inv, lat = 1.0 / mean_bandwidth, sum(p.latency[u][v] for u, v in pairs) / len(pairs)
+        comm.append(size * inv + lat if inv or lat else 0.0)
+    return comm
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem_data(max_tasks=14, max_devices=5, transfer_times=True))
+def test_mean_transfer_times_on_arrays_equal_the_scalar_rule(data):
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
+    assert graph.mean_costs(p)[1] == reference_mean_comm(p)
