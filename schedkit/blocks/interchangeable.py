@@ -106,8 +106,8 @@ def _differ(p, a: int, b: int) -> str | None:
             continue
         if ta != tb:
             return f"task '{task.name}' lasts {ta:g} on {na} and {tb:g} on {nb}"
-        if task.durations is not None and task.durations.get(na) != task.durations.get(nb):
-            return f"task '{task.name}' has durations {task.durations.get(na)} on {na} and {task.durations.get(nb)} on {nb}"
+        if task.durations is not None and task.entry(da) != task.entry(db):
+            return f"task '{task.name}' has durations {task.entry(da)} on {na} and {task.entry(db)} on {nb}"
     swap = _swap(a, b)
     for c in range(len(p.devices)):
         if c in (a, b):

@@ -130,5 +130,6 @@ def baselines(problem) -> dict[str, float]:
 
 def _runs_one(problem, i: int, d: int) -> bool:
     """Whether task ``i``'s duration on ``d`` gives a time for one input (a number, or a map with size 1)."""
-    value = problem.spec.tasks[i].durations[problem.devices[d]] if problem.spec.tasks[i].durations else 1.0
+    task = problem.spec.tasks[i]
+    value = task.entry(problem.spec.devices[d]) if task.durations else 1.0
     return not isinstance(value, dict) or 1 in value

@@ -17,7 +17,12 @@ one model, named ``n{k}_gpu{j}``, each server's GPUs one ``group`` (interchangea
 network: every GPU reaches every GPU of another server directly (GPUDirect RDMA) at the
 network's bandwidth and latency, and the links between two servers share one channel,
 ``n{a}-n{b}`` (both directions), so that under ``congestion`` two servers exchange one tensor at
-a time. Devices files carry no tasks: ``convert onnx --platform`` puts a model on them, and
+a time. These links are written per server (group links: one inside each server, one per pair
+of servers), not per pair of GPUs: 128 servers of 8 GPUs take 8,256 links, not 523,776.
+
+Every device states its ``type`` (``cpu`` or ``gpu``, what cost tables name): a problem
+written from the platform keys a duration by type where every device of the type has it.
+Devices files carry no tasks: ``convert onnx --platform`` puts a model on them, and
 ``generate rwnn --platform`` a randomly wired network
 (:meth:`~schedkit.importers.platform.Platform.retarget`).
 
@@ -36,6 +41,7 @@ import math
 from typing import Any
 
 from schedkit.errors import ProblemError
+from schedkit.machine import ensure_fits
 
 __all__ = ["platform", "nodes", "diviml", "GPU_MODELS", "CPU_MODELS", "GPU_LINKS", "NETWORK", "PLATFORM_HEADER"]
 
@@ -60,6 +66,9 @@ _PCIE = (1.6e10, 1e-5)
 #: RoCE NIC per server, slower than any GPU link inside a server.
 NETWORK = (1.25e10, 5e-6)
 _SOCKET = (4.0e10, 1e-6)
+#: Bytes a device or link row takes as data, as YAML text and as a parsed model: sizes whose
+#: rows would not fit the memory free are refused before any is made.
+ROW_BYTES = 2000
 
 #: Comment block written above a generated devices file.
 PLATFORM_HEADER = """\
@@ -82,9 +91,9 @@ def _models(text: str, known: dict, what: str) -> list[str]:
     return names
 
 
-def _device(name: str, preset: tuple, group: str | None) -> dict:
+def _device(name: str, preset: tuple, group: str | None, kind: str) -> dict:
     flops, bandwidth, memory, overhead = preset
-    row: dict[str, Any] = {"name": name, "peak_flops": flops, "memory_bandwidth": bandwidth,
+    row: dict[str, Any] = {"name": name, "type": kind, "peak_flops": flops, "memory_bandwidth": bandwidth,
                            "launch_overhead": overhead, "memory": memory}
     if group:
         row["group"] = group
@@ -136,6 +145,9 @@ def platform(cpus: int = 1, gpus: int = 2, gpu_model: str = "a100", cpu_model: s
         raise ProblemError("GPUs without a GPU link need a CPU to route through (--cpus >= 1)")
     if time_unit not in ("s", "ms", "us"):
         raise ProblemError(f"unknown time unit '{time_unit}' (s, ms or us)")
+    pairs = gpus * (gpus - 1) // 2 if GPU_LINKS[gpu_link] is not None else 0
+    ensure_fits(f"--cpus {cpus:,} --gpus {gpus:,}: {cpus + gpus:,} devices and {pairs + gpus + cpus:,} links",
+                ROW_BYTES * (2 * (cpus + gpus) + pairs))
     gpu_names = _models(gpu_model, GPU_MODELS, "GPU") if gpus else []
     cpu_names = _models(cpu_model, CPU_MODELS, "CPU") if cpus else []
     devices, links = [], []
@@ -146,12 +158,12 @@ def platform(cpus: int = 1, gpus: int = 2, gpu_model: str = "a100", cpu_model: s
         # CPUs are interchangeable only as a lone pair: the GPUs hang off the first, and a
         # chain of three puts the middle one nearer to both others
         twins = same > 1 and cpus == 2 and not gpus
-        devices.append(_device(device, CPU_MODELS[model], f"cpu-{model}" if twins else None))
+        devices.append(_device(device, CPU_MODELS[model], f"cpu-{model}" if twins else None, "cpu"))
     gpu_ids = [f"gpu{k}" for k in range(gpus)]
     for k, device in enumerate(gpu_ids):
         model = gpu_names[k % len(gpu_names)]
         same = sum(1 for j in range(gpus) if gpu_names[j % len(gpu_names)] == model)
-        devices.append(_device(device, GPU_MODELS[model], f"gpu-{model}" if same > 1 else None))
+        devices.append(_device(device, GPU_MODELS[model], f"gpu-{model}" if same > 1 else None, "gpu"))
     for a, b in zip(cpu_ids, cpu_ids[1:]):
         links.append({"src": a, "dst": b, "bandwidth": _SOCKET[0], "latency": _SOCKET[1]})
     for device in gpu_ids if cpus else []:
@@ -195,10 +207,10 @@ def nodes(nodes: int = 6, gpus: int = 4, gpu_model: str = "a100", gpu_link: str 
     Examples
     --------
     >>> data = nodes(nodes=2, gpus=2)
-    >>> [(d["name"], d["group"]) for d in data["devices"]]
-    [('n0_gpu0', 'n0'), ('n0_gpu1', 'n0'), ('n1_gpu0', 'n1'), ('n1_gpu1', 'n1')]
-    >>> [(l["src"], l["dst"], l.get("channel")) for l in data["links"]][:3]
-    [('n0_gpu0', 'n0_gpu1', None), ('n0_gpu0', 'n1_gpu0', 'n0-n1'), ('n0_gpu0', 'n1_gpu1', 'n0-n1')]
+    >>> [(d["name"], d["type"], d["group"]) for d in data["devices"]][:3]
+    [('n0_gpu0', 'gpu', 'n0'), ('n0_gpu1', 'gpu', 'n0'), ('n1_gpu0', 'gpu', 'n1')]
+    >>> [(l["src"], l["dst"], l.get("channel")) for l in data["links"]]
+    [('n0', 'n0', None), ('n0', 'n1', 'n0-n1'), ('n1', 'n1', None)]
     >>> nodes(gpu_link="none")
     Traceback (most recent call last):
     ...
@@ -219,16 +231,20 @@ def nodes(nodes: int = 6, gpus: int = 4, gpu_model: str = "a100", gpu_link: str 
     if len(set(models)) > 1:
         raise ProblemError(f"gpu_model: identical servers have one GPU model, got {gpu_model!r}")
     model = models[0]
+    ensure_fits(f"--nodes {nodes:,} --gpus {gpus:,}: {nodes * gpus:,} devices and {nodes * (nodes + 1) // 2:,} "
+                f"links", ROW_BYTES * (nodes * gpus + nodes * (nodes + 1) // 2))
     names = [[f"n{k}_gpu{j}" for j in range(gpus)] for k in range(nodes)]
-    devices = [_device(device, GPU_MODELS[model], f"n{k}") for k, server in enumerate(names) for device in server]
+    devices = [_device(device, GPU_MODELS[model], f"n{k}", "gpu") for k, server in enumerate(names) for device in server]
     bandwidth, latency = GPU_LINKS[gpu_link]
     links = []
-    # In file order of the first end, so that the file reads server by server.
-    for k, server in enumerate(names):
-        for j, a in enumerate(server):
-            links += [{"src": a, "dst": b, "bandwidth": bandwidth, "latency": latency} for b in server[j + 1:]]
-            links += [{"src": a, "dst": b, "bandwidth": float(network_bandwidth), "latency": float(network_latency),
-                       "channel": f"n{k}-n{m}"} for m in range(k + 1, nodes) for b in names[m]]
+    # Server by server: its own GPUs, then every later server. A group link stands for every
+    # pair of GPUs it joins, as the per-GPU links once did (same routes and channels; the
+    # list of channels is in another order). A server of one GPU joins nothing inside.
+    for k in range(nodes):
+        if gpus > 1:
+            links.append({"src": f"n{k}", "dst": f"n{k}", "bandwidth": bandwidth, "latency": latency})
+        links += [{"src": f"n{k}", "dst": f"n{m}", "bandwidth": float(network_bandwidth),
+                   "latency": float(network_latency), "channel": f"n{k}-n{m}"} for m in range(k + 1, nodes)]
     return {"format": "schedkit-platform/v1", "name": name or f"nodes{nodes}x{gpus}",
             "time_unit": time_unit, "devices": devices, "links": links}
 

@@ -268,7 +268,7 @@ def _to_problem(onnx: Any, model: Any, name: str, platform: Platform, static_mem
                 value = platform.duration(d, row.flops, row.bytes)
             # Six significant digits: far below the roofline's own accuracy, and short files.
             durations[d.name] = float(f"{value:.6g}")
-        task: dict[str, Any] = {"name": row.name, "op": row.op, "durations": durations,
+        task: dict[str, Any] = {"name": row.name, "op": row.op, "durations": platform.keyed(durations),
                                 "weight_memory": row.weight_bytes, "activation_memory": row.output_bytes}
         if static_memory:
             task["memory"] = row.weight_bytes

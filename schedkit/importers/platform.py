@@ -25,12 +25,14 @@ Examples
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from schedkit.errors import ProblemError
+from schedkit.problem.cluster import check_names, name_sets
 from schedkit.problem.reading import parse_format, read_data
 from schedkit.problem.spec import Name, NonNegative, Positive
 
@@ -69,10 +71,13 @@ class RooflineDevice(_Frozen):
 
 
 class PlatformLink(_Frozen):
-    """A link between two devices."""
+    """A link between two devices, or between the devices of groups (as in a problem's
+    ``links``: :mod:`schedkit.problem.cluster`)."""
 
     src: Name
+    """A device, or a device group."""
     dst: Name
+    """A device, or a device group."""
     bandwidth: Positive
     """Bytes per second."""
     latency: NonNegative = 0.0
@@ -100,11 +105,80 @@ class Platform(_Frozen):
             if device.name in names:
                 raise ValueError(f"duplicate device name '{device.name}'")
             names.add(device.name)
+        # A platform's types name cost tables' devices and may be spelled like a device
+        # ("cpu"): only its groups must differ from device names, as link ends.
+        _, groups = name_sets(self.devices)
+        check_names([d.name for d in self.devices], {}, groups)
+        kind = "device or group" if groups else "device"
         for link in self.links:
             for end in (link.src, link.dst):
-                if end not in names:
-                    raise ValueError(f"link {link.src}->{link.dst}: unknown device '{end}'")
+                if end not in names and end not in groups:
+                    raise ValueError(f"link {link.src}->{link.dst}: unknown {kind} '{end}'")
+            if link.src == link.dst and link.src in names:
+                raise ValueError(f"link {link.src}->{link.dst}: a link joins two different devices")
         return self
+
+    @cached_property
+    def problem_types(self) -> dict[str, str]:
+        """Device name -> the ``type`` the problem written from this platform gives it: the
+        ``type`` the device states, where two devices or more state it and no device or
+        group is spelled like it (a platform's type may be spelled like a device, a
+        problem's not). Devices without one state no type in the problem.
+
+        Examples
+        --------
+        >>> platform = parse_platform({"devices": [
+        ...     {"name": n, "type": "gpu", "peak_flops": 1, "memory_bandwidth": 1} for n in ("g0", "g1")]
+        ...     + [{"name": "cpu", "type": "cpu", "peak_flops": 1, "memory_bandwidth": 1}]})
+        >>> platform.problem_types
+        {'g0': 'gpu', 'g1': 'gpu'}
+        """
+        stated: dict[str, list[str]] = {}
+        for d in self.devices:
+            if d.type is not None:
+                stated.setdefault(d.type, []).append(d.name)
+        taken = {d.name for d in self.devices} | {d.group for d in self.devices if d.group is not None}
+        return {name: kind for kind, names in stated.items() if len(names) > 1 and kind not in taken
+                for name in names}
+
+    def keyed(self, durations: dict[str, float]) -> dict[str, float]:
+        """``durations`` by device name, keyed by :attr:`problem_types` where every device of
+        a type has the same duration (a file of a thousand identical GPUs says it once).
+
+        Examples
+        --------
+        >>> platform = parse_platform({"devices": [
+        ...     {"name": n, "type": "gpu", "peak_flops": 1, "memory_bandwidth": 1} for n in ("g0", "g1", "g2")]})
+        >>> platform.keyed({"g0": 2.0, "g1": 2.0, "g2": 2.0}), platform.keyed({"g0": 2.0, "g1": 3.0})
+        ({'gpu': 2.0}, {'g0': 2.0, 'g1': 3.0})
+        """
+        types = self.problem_types
+        if not types:
+            return durations
+        values: dict[str, set] = {}
+        counts: dict[str, int] = {}
+        for name, value in durations.items():
+            kind = types.get(name)
+            if kind is not None:
+                values.setdefault(kind, set()).add(value)
+                counts[kind] = counts.get(kind, 0) + 1
+        size = self._type_sizes
+        whole = {kind for kind, seen in values.items() if len(seen) == 1 and counts[kind] == size[kind]}
+        out: dict[str, float] = {}
+        for name, value in durations.items():
+            kind = types.get(name)
+            if kind in whole:
+                out.setdefault(kind, value)
+            else:
+                out[name] = value
+        return out
+
+    @cached_property
+    def _type_sizes(self) -> dict[str, int]:
+        sizes: dict[str, int] = {}
+        for kind in self.problem_types.values():
+            sizes[kind] = sizes.get(kind, 0) + 1
+        return sizes
 
     @staticmethod
     def device_type(device: RooflineDevice) -> str:
@@ -146,12 +220,15 @@ class Platform(_Frozen):
         return (device.launch_overhead + busy) / self.seconds
 
     def problem_devices(self) -> list[dict]:
-        """The ``devices`` of a ``schedkit/v1`` problem (names, memory, groups)."""
+        """The ``devices`` of a ``schedkit/v1`` problem (names, memory, types, groups)."""
+        types = self.problem_types
         rows = []
         for d in self.devices:
             row: dict[str, Any] = {"name": d.name}
             if d.memory is not None:
                 row["memory"] = d.memory
+            if d.name in types:
+                row["type"] = types[d.name]
             if d.group is not None:
                 row["group"] = d.group
             rows.append(row)
@@ -208,8 +285,8 @@ class Platform(_Frozen):
             base = task["work"] if times is None else min(times.values())
             row = {k: v for k, v in task.items() if k not in ("durations", "work")}
             # One product per device: devices with one roofline get one duration, bit for bit.
-            row["durations"] = {d.name: float(f"{base * (fastest / d.peak_flops):.6g}")
-                                for d in self.devices if task.get("op") not in d.unsupported_ops}
+            row["durations"] = self.keyed({d.name: float(f"{base * (fastest / d.peak_flops):.6g}")
+                                           for d in self.devices if task.get("op") not in d.unsupported_ops})
             tasks.append(row)
         for edge in data.get("edges", []):
             if edge.get("transfer_times"):

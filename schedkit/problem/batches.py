@@ -69,7 +69,7 @@ class Batches:
             tables, sizes = {}, {}
             for d in problem.allowed[i]:
                 device = spec.devices[d]
-                value = task.durations[device.name] if task.durations is not None else task.work / device.speed
+                value = task.entry(device) if task.durations is not None else task.work / device.speed
                 tables[d] = value
                 offered = value.keys() if isinstance(value, dict) else range(1, self.inputs + 1)
                 allowed = set(offered) & set(device.batch_sizes) if device.batch_sizes else set(offered)

@@ -26,10 +26,17 @@ from __future__ import annotations
 
 import heapq
 import math
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from schedkit.errors import ProblemError
+from schedkit.machine import ensure_fits
+from schedkit.problem.cluster import name_sets, resolved_links
 from schedkit.problem.spec import ProblemSpec
+
+#: Bytes per ordered device pair of the route tables (four tables of pointers, and their share
+#: of the floats and tuples they point to), for the memory check before they are allocated.
+PAIR_BYTES = 48
 
 if TYPE_CHECKING:  # networkx loads on first use: the CP-SAT worker never needs it
     import networkx as nx
@@ -38,10 +45,14 @@ if TYPE_CHECKING:  # networkx loads on first use: the CP-SAT worker never needs 
 class Network:
     """Routes between the devices of a problem.
 
+    Group links (:mod:`schedkit.problem.cluster`) are resolved per ordered device pair into
+    the tables; no link object per pair is made, and the graph of links (networkx) is built
+    only where some pair lacks a direct link, or when :attr:`graph` is first read.
+
     Attributes
     ----------
     graph : networkx.DiGraph
-        One edge per usable direction of a link, with ``bandwidth`` and ``latency``.
+        One edge per usable direction of a link, with ``bandwidth``, ``latency`` and ``channel``.
     inv_bandwidth, latency : list of list of float
         ``inv_bandwidth[u][v]``: 1 / bandwidth of the route from ``u`` to ``v``;
         ``latency[u][v]``: its latency (0 on the diagonal and for unlinked pairs).
@@ -55,51 +66,72 @@ class Network:
     """
 
     def __init__(self, spec: ProblemSpec):
-        import networkx as nx
-
-        index = {d.name: k for k, d in enumerate(spec.devices)}
-        m = len(spec.devices)
-        net = nx.DiGraph()
-        net.add_nodes_from(range(m))
+        self._spec = spec
         names = [d.name for d in spec.devices]
+        m = len(names)
+        ensure_fits(f"devices: {m:,} devices are {m * m:,} ordered pairs to route", m * m * PAIR_BYTES)
+        self._index = {name: k for k, name in enumerate(names)}
+        _, self._groups = name_sets(spec.devices)
         channels: dict[str, None] = {}
-        for link in spec.links:
-            u, v = index[link.src], index[link.dst]
-            pairs = [(u, v), (v, u)] if link.bidirectional else [(u, v)]
-            for a, b in pairs:
-                channel = link.channel or f"{names[a]}->{names[b]}"
-                channels.setdefault(channel)
-                # Parallel links between one pair: the widest, then the least latency, then the first.
-                if not net.has_edge(a, b) or (link.bandwidth, -link.latency) > \
-                        (net[a][b]["bandwidth"], -net[a][b]["latency"]):
-                    net.add_edge(a, b, bandwidth=link.bandwidth, latency=link.latency, channel=channel)
-        self.graph = net
-        self.channels = list(channels)
-        route = [[() for _ in range(m)] for _ in range(m)]
-        inv_bw = [[0.0] * m for _ in range(m)]
+        # Direct links first: per ordered pair the widest, then the least latency, then the first.
+        bw = [[0.0] * m for _ in range(m)]  # 0: no direct link (a bandwidth is positive)
         lat = [[0.0] * m for _ in range(m)]
-        linked = [[u == v for v in range(m)] for u in range(m)]
-        for u in range(m):
-            widths = widest_from(net, u)
-            for v, width in widths.items():
-                if v == u:
-                    continue
-                linked[u][v] = True
-                if net.has_edge(u, v):
-                    inv_bw[u][v] = 1.0 / net[u][v]["bandwidth"]
-                    lat[u][v] = net[u][v]["latency"]
-                    route[u][v] = (net[u][v]["channel"],)
-                    continue
-                # No direct link: the widest path, and among the widest the least latency.
-                wide = nx.subgraph_view(net, filter_edge=lambda a, b, w=width: net[a][b]["bandwidth"] >= w)
-                inv_bw[u][v] = 1.0 / width
-                path = nx.dijkstra_path(wide, u, v, weight="latency")
-                lat[u][v] = sum(net[a][b]["latency"] for a, b in zip(path, path[1:]))
-                route[u][v] = tuple(net[a][b]["channel"] for a, b in zip(path, path[1:]))
+        route: list[list[tuple[str, ...]]] = [[()] * m for _ in range(m)]
+        hop: dict[str, tuple[str]] = {}  # one route tuple per channel, shared by its pairs
+        for link, pairs in resolved_links(spec.links, self._index, self._groups):
+            width, delay, named = link.bandwidth, link.latency, link.channel
+            for a, b in pairs:
+                channel = named or f"{names[a]}->{names[b]}"
+                channels.setdefault(channel)
+                row = bw[a]
+                if row[b] == 0.0 or width > row[b] or (width == row[b] and delay < lat[a][b]):
+                    row[b] = width
+                    lat[a][b] = delay
+                    route[a][b] = hop.get(channel) or hop.setdefault(channel, (channel,))
+        self.channels = list(channels)
+        self._bw = bw
+        inverse: dict[float, float] = {}
+        inv_bw = [[inverse.get(w) or inverse.setdefault(w, 1.0 / w) if w else 0.0 for w in row] for row in bw]
+        linked = [[w > 0.0 or u == v for v, w in enumerate(row)] for u, row in enumerate(bw)]
         self.inv_bandwidth = inv_bw
         self.latency = lat
         self.linked = linked
         self.route = route
+        for u in range(m):
+            if linked[u].count(True) < m:
+                self._paths_from(u)
+
+    def _paths_from(self, u: int) -> None:
+        """Fill the row of ``u`` for the devices it reaches without a direct link."""
+        import networkx as nx
+
+        net = self.graph  # before any path is filled in: its edges are the direct links
+        inv_bw, lat, linked, route = self.inv_bandwidth, self.latency, self.linked, self.route
+        for v, width in widest_from(net, u).items():
+            if linked[u][v]:
+                continue
+            linked[u][v] = True
+            # No direct link: the widest path, and among the widest the least latency.
+            wide = nx.subgraph_view(net, filter_edge=lambda a, b, w=width: net[a][b]["bandwidth"] >= w)
+            inv_bw[u][v] = 1.0 / width
+            path = nx.dijkstra_path(wide, u, v, weight="latency")
+            lat[u][v] = sum(net[a][b]["latency"] for a, b in zip(path, path[1:]))
+            route[u][v] = tuple(net[a][b]["channel"] for a, b in zip(path, path[1:]))
+
+    @cached_property
+    def graph(self) -> nx.DiGraph:
+        """The direct links as a graph on device indices, edges in the order links first name
+        them (which decides among paths of equal latency)."""
+        import networkx as nx
+
+        net = nx.DiGraph()
+        net.add_nodes_from(range(len(self._index)))
+        bw = self._bw
+        for _, pairs in resolved_links(self._spec.links, self._index, self._groups):
+            for a, b in pairs:
+                if not net.has_edge(a, b):
+                    net.add_edge(a, b, bandwidth=bw[a][b], latency=self.latency[a][b], channel=self.route[a][b][0])
+        return net
 
 
 def widest_from(net: nx.DiGraph, source: int) -> dict[int, float]:

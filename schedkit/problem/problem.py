@@ -165,7 +165,7 @@ class Problem:
 
     def _build_network(self) -> None:
         network = Network(self.spec)
-        self.network = network.graph
+        self._network = network
         self.inv_bandwidth = network.inv_bandwidth
         self.latency = network.latency
         self.linked = network.linked
@@ -178,6 +178,12 @@ class Problem:
                                        f"'{self.devices[u]}->{self.devices[v]}': no link path "
                                        f"from {self.devices[u]} to {self.devices[v]}")
         check_finite_transfers(self)
+
+    @cached_property
+    def network(self) -> nx.DiGraph:
+        """The links as a graph on device indices (networkx), built on first use: a cluster
+        whose every pair of devices is linked directly needs none to route."""
+        return self._network.graph
 
     def comm_time(self, size: float, u: int, v: int) -> float:
         """Time to move an edge's data, ``size``, from device ``u`` to device ``v`` (0 on one device).
@@ -376,7 +382,7 @@ def _per_input(task, devices, indices, table) -> dict[int, float]:
     every batch of ``task`` holds several inputs (its duration maps have no size 1)."""
     out = {}
     for k, device in zip(indices, devices):
-        value = (task.durations or {}).get(device.name)
+        value = task.entry(device)
         if table[k] is None and isinstance(value, dict):
             sizes = [b for b in value if not device.batch_sizes or b in device.batch_sizes]
             out[k] = min((value[b] / b for b in sizes), default=None)

@@ -36,6 +36,7 @@ from pydantic import (
 
 from schedkit.errors import quoted
 from schedkit.numerics import fits
+from schedkit.problem.cluster import check_names, name_sets
 from schedkit.problem.reading import parse_format, read_data
 
 FORMAT = "schedkit/v1"
@@ -85,16 +86,27 @@ class DeviceSpec(_Frozen):
     speed: Positive = 1.0
     """Speed: a task that gives ``work`` runs ``work / speed`` time units here."""
     group: str | None = None
-    """Identical devices share a group (used by symmetry breaking)."""
+    """Identical devices share a group (used by symmetry breaking); a link's end may name a
+    group (a server) to stand for each of its devices."""
+    type: Name | None = None
+    """Device type: a task's ``durations`` may key an entry by it, for every device of the
+    type that has no entry of its own name. Spelled unlike any device name."""
     batch_sizes: list[Annotated[int, Field(ge=1)]] | None = None
     """Batch sizes this device supports (batching formulations)."""
 
 
 class LinkSpec(_Frozen):
-    """A communication link between two devices."""
+    """A communication link between two devices, or between the devices of groups.
+
+    An end that names a device ``group`` stands for each of its devices; ``src == dst`` a
+    group joins every two distinct devices of it. A link between two devices takes
+    precedence over group links for its pairs (:mod:`schedkit.problem.cluster`).
+    """
 
     src: Name
+    """A device, or a device group."""
     dst: Name
+    """A device, or a device group."""
     bandwidth: Positive
     """Data per time unit."""
     latency: NonNegative = 0.0
@@ -103,8 +115,9 @@ class LinkSpec(_Frozen):
     """A bidirectional link also carries data from ``dst`` to ``src``."""
     channel: str | None = None
     """The channel the link's transfers use: links (and both directions of a bidirectional
-    link) that give one name share one channel (a PCIe switch, a NIC, a half-duplex bus);
-    by default each direction is its own channel, named ``SRC->DST``. A transfer holds every
+    link, and every pair of devices of a group link) that give one name share one channel (a
+    PCIe switch, a NIC, a half-duplex bus); by default each direction between two devices is
+    its own channel, named ``SRC->DST`` by device names. A transfer holds every
     channel of its route; under ``congestion`` no two transfers hold one at once."""
 
 
@@ -116,8 +129,9 @@ class TaskSpec(_Frozen):
 
     name: Name
     durations: dict[str, DurationValue] | None = None
-    """Duration per device; the task may run only on the devices named here.
-    A value may be a map ``{batch size: duration}`` for batching formulations."""
+    """Duration per device or per device ``type`` (a device's own entry first); the task may
+    run only on the devices named here or of a type named here. A value may be a map
+    ``{batch size: duration}`` for batching formulations."""
     work: NonNegative | None = None
     """Alternative to ``durations``: the task runs on every device, in ``work / speed``."""
     memory: NonNegative = 0.0
@@ -142,9 +156,28 @@ class TaskSpec(_Frozen):
         """Duration of one input on ``device``, or ``None`` where the task cannot run."""
         if self.durations is None:
             return self.work / device.speed
-        value = self.durations.get(device.name)
+        value = self.entry(device)
         if isinstance(value, dict):
             return value.get(1)
+        return value
+
+    def entry(self, device: DeviceSpec) -> DurationValue | None:
+        """The ``durations`` entry ``device`` takes: of its name, else of its type (``None``:
+        neither, or a task that gives ``work``).
+
+        Examples
+        --------
+        >>> task = TaskSpec(name="t", durations={"a100": 2.0, "g1": {1: 3.0, 4: 9.0}})
+        >>> [task.entry(DeviceSpec(name=n, type="a100")) for n in ("g0", "g1")]
+        [2.0, {1: 3.0, 4: 9.0}]
+        >>> task.duration_on(DeviceSpec(name="g1")), task.entry(DeviceSpec(name="cpu"))
+        (3.0, None)
+        """
+        if self.durations is None:
+            return None
+        value = self.durations.get(device.name)
+        if value is None and device.type is not None:
+            value = self.durations.get(device.type)
         return value
 
 
@@ -198,43 +231,53 @@ class ProblemSpec(_Frozen):
 
     @model_validator(mode="after")
     def _check_consistency(self) -> ProblemSpec:
-        devices = _unique([d.name for d in self.devices], "device")
+        names = [d.name for d in self.devices]
+        devices = _unique(names, "device")
         by_name = {d.name: d for d in self.devices}
         tasks = _unique([t.name for t in self.tasks], "task")
+        types, groups = name_sets(self.devices)
+        check_names(names, types, groups)
         for key in ("measured", "measured_overhead"):
             for device in getattr(self, key) or {}:
                 if device not in devices:
                     raise ValueError(f"{key}: unknown device '{device}'")
+        end_kind = "device or group" if groups else "device"
         for link in self.links:
             for end in (link.src, link.dst):
-                if end not in devices:
-                    raise ValueError(f"link {link.src}->{link.dst}: unknown device '{end}'")
-            if link.src == link.dst:
+                if end not in devices and end not in groups:
+                    raise ValueError(f"link {link.src}->{link.dst}: unknown {end_kind} '{end}'")
+            if link.src == link.dst and link.src in devices:
                 raise ValueError(f"link {link.src}->{link.dst}: a link joins two different devices")
+        key_kind = "device or type" if types else "device"
         for task in self.tasks:
             if (task.durations is None) == (task.work is None):
                 raise ValueError(f"task '{task.name}': give exactly one of 'durations' or 'work'")
-            for dev in list(task.durations or {}) + list(task.pin or []):
+            for dev in task.durations or {}:
+                if dev not in devices and dev not in types:
+                    raise ValueError(f"task '{task.name}': unknown {key_kind} '{dev}'")
+            for dev in task.pin or []:
                 if dev not in devices:
                     raise ValueError(f"task '{task.name}': unknown device '{dev}'")
             for dev, value in (task.durations or {}).items():
                 if isinstance(value, dict):
-                    missing = sorted(set(by_name[dev].batch_sizes or ()) - set(value))
-                    if missing:
-                        raise ValueError(f"task '{task.name}': its durations on '{dev}' give no time for "
-                                         f"batch size {missing[0]}, which the device supports")
+                    _check_batch_sizes(task, dev, value, by_name, types, self.devices)
                     bad = [k for k, v in value.items() if v < 0]
                 else:
                     bad = [value] if value < 0 else []
                 if bad:
                     raise ValueError(f"task '{task.name}': negative duration on '{dev}'")
             # The devices the task may use: its durations' keys (or every device, for 'work'),
-            # restricted by its pins; looked up by name, not by trying every device.
-            names = task.durations.keys() if task.durations is not None else by_name.keys()
-            allowed = [by_name[n] for n in names if task.pin is None or n in task.pin]
-            if not allowed:
+            # restricted by its pins; looked up by name and by type, not by trying every device.
+            keys = task.durations.keys() if task.durations is not None else by_name.keys()
+            room = None  # None: no device may run it; False: none has room for its memory
+            for d in _runs_on(keys, by_name, types, self.devices):
+                if task.pin is None or d.name in task.pin:
+                    room = d.memory is None or fits(task.memory, d.memory)
+                    if room:
+                        break
+            if room is None:
                 raise ValueError(f"task '{task.name}': no device can run it (durations and pin exclude all)")
-            if not any(d.memory is None or fits(task.memory, d.memory) for d in allowed):
+            if not room:
                 raise ValueError(f"task '{task.name}': its memory {task.memory:g} fits no device it may run on")
         seen = set()
         for edge in self.edges:
@@ -275,6 +318,30 @@ class ProblemSpec(_Frozen):
     @cached_property
     def _output_sizes(self) -> dict[str, float]:
         return {t.name: t.output_size for t in self.tasks}
+
+
+def _runs_on(keys, by_name: dict, types: dict, devices: list[DeviceSpec]):
+    """The devices a task's durations keys name, by name and by type (lazily: the first
+    that fits usually settles the task's checks)."""
+    for key in keys:
+        device = by_name.get(key)
+        if device is not None:
+            yield device
+    for kind in (key for key in keys if key in types):
+        yield from (devices[d] for d in types[kind] if devices[d].name not in keys)
+
+
+def _check_batch_sizes(task: TaskSpec, key: str, value: dict, by_name: dict, types: dict,
+                       devices: list[DeviceSpec]) -> None:
+    # A per-batch map must time every batch size of each device that takes it.
+    takers = [by_name[key]] if key in by_name else \
+        [devices[d] for d in types[key] if devices[d].name not in task.durations]
+    for device in takers:
+        missing = sorted(set(device.batch_sizes or ()) - set(value))
+        if missing:
+            where = f"'{key}'" if key == device.name else f"'{key}' (device {device.name})"
+            raise ValueError(f"task '{task.name}': its durations on {where} give no time for "
+                             f"batch size {missing[0]}, which the device supports")
 
 
 def _acyclic(edges: set[tuple[str, str]]) -> bool:

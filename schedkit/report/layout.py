@@ -77,16 +77,12 @@ def check_fits(problem: Any, schedule: Any, source: str = "schedule") -> None:
 def channel_names(problem: Any) -> dict[tuple[str, str], str]:
     """The channel of each usable direction of a link: its ``channel``, else ``SRC->DST``.
 
-    Of parallel links between one pair the widest counts (the first of equally wide ones),
-    as in the network's routes.
+    Read from the network's routes (a direct link is a route of one channel), so that group
+    links and parallel links count as they do for the validator.
     """
-    best: dict[tuple[str, str], tuple[float, str]] = {}
-    for link in problem.spec.links:
-        pairs = [(link.src, link.dst), (link.dst, link.src)] if link.bidirectional else [(link.src, link.dst)]
-        for a, b in pairs:
-            if (a, b) not in best or best[(a, b)][0] < link.bandwidth:
-                best[(a, b)] = (link.bandwidth, link.channel or f"{a}->{b}")
-    return {pair: name for pair, (_, name) in best.items()}
+    names = problem.devices
+    return {(names[u], names[v]): route[0] for u, row in enumerate(problem.route)
+            for v, route in enumerate(row) if len(route) == 1}
 
 
 def _route(problem: Any, names: dict, source: str, target: str) -> list[str]:
