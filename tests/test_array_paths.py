@@ -4,10 +4,11 @@ from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from schedkit import Problem, ProblemError
 from schedkit.generators import erdos_renyi, layered
-from schedkit.problem import graph
+from schedkit.problem import bounds, graph
 from schedkit.problem.levels import graph_levels
 from schedkit.testing.strategies import problems as problem_data
 
@@ -72,3 +73,39 @@ def test_mean_transfer_times_on_arrays_equal_the_scalar_rule(data):
     except ProblemError:
         assume(False)
     assert graph.mean_costs(p)[1] == reference_mean_comm(p)
+
+
+def reference_weighted_load(problem, weights):
+    """The load bound for weights ``c_d``, task by task and device by device."""
+    used = {d for allowed in problem.allowed for d in allowed if weights[d] > 0}
+    if not used:
+        return 0.0
+    work = 0.0
+    for table, least in zip(problem.durations, problem.min_duration):
+        if least > 0:
+            work += min([weights[d] * t for d, t in table.items() if d in used], default=0.0)
+    return work / sum(weights[d] for d in used)
+
+
+def reference_inverse_slowness(problem):
+    ratios = [[] for _ in problem.devices]
+    for table, least in zip(problem.durations, problem.min_duration):
+        if least > 0:
+            for d, t in table.items():
+                ratios[d].append(t / least)
+    return [1.0 / sorted(values)[len(values) // 2] if values else 0.0 for values in ratios]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem_data(max_tasks=14, max_devices=5), st.lists(st.sampled_from([0.0, 0.5, 1.0, 1 / 3, 3.0]),
+                                                             min_size=5, max_size=5))
+def test_load_bounds_on_arrays_equal_the_scalar_loops(data, weights):
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
+    weights = weights[:len(p.devices)]
+    assert bounds._weighted_load(p, weights) == reference_weighted_load(p, weights)
+    slowness = reference_inverse_slowness(p)
+    assert bounds._inverse_slowness(p) == slowness
+    assert bounds._weighted_load(p, slowness) == reference_weighted_load(p, slowness)

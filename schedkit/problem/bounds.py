@@ -12,6 +12,8 @@ True
 
 from __future__ import annotations
 
+import numpy as np
+
 from schedkit.problem.memory_bound import memory_bound
 from schedkit.problem.problem import Problem
 
@@ -48,28 +50,45 @@ def load_bound(problem: Problem, weights: list[float] | None = None) -> float:
 
 
 def _weighted_load(problem: Problem, weights: list[float]) -> float:
-    used = {d for allowed in problem.allowed for d in allowed if weights[d] > 0}
-    if not used:
+    # On the arrays, one device type at a time: devices of a type share a duration column,
+    # and for durations t >= 0 the least ``c_d * t`` over them is ``(least c_d) * t``, the
+    # same float (rounding is monotone). The sum runs in task order (cumsum), as a loop would.
+    a = problem.arrays
+    c = np.asarray(weights, dtype=float)
+    allowed = np.isfinite(a.type_durations).any(axis=0)[a.device_type]  # some task may use it
+    used = allowed & (c > 0)
+    if not used.any():
         return 0.0
-    work = 0.0
-    for table, least in zip(problem.durations, problem.min_duration):
-        if least > 0:
-            work += min([weights[d] * t for d, t in table.items() if d in used], default=0.0)
-    return work / sum(weights[d] for d in used)
+    least_c = np.full(a.types, np.inf)
+    np.minimum.at(least_c, a.device_type[used], c[used])
+    kinds = np.flatnonzero(least_c < np.inf)
+    with np.errstate(invalid="ignore"):
+        weighted = a.type_durations[:, kinds] * least_c[kinds]
+    best = weighted.min(axis=1, initial=np.inf)
+    best[best == np.inf] = 0.0
+    counted = best[np.asarray(problem.min_duration) > 0]
+    work = float(np.cumsum(counted)[-1]) if len(counted) else 0.0
+    # The divisor as the loop summed it: over a set filled in the order the tasks name the
+    # devices (a set's order of iteration may depend on it), that is by first task, then index.
+    first = np.isfinite(a.type_durations).argmax(axis=0)[a.device_type]
+    named = [d for _, d in sorted(zip(first[used].tolist(), np.flatnonzero(used).tolist()))]
+    return work / sum(weights[d] for d in set(named))
 
 
 def _inverse_slowness(problem: Problem) -> list[float]:
     """Per device, 1 / its median ratio of duration to the task's least duration (0: no task)."""
-    ratios: list[list[float]] = [[] for _ in problem.devices]
-    for table, least in zip(problem.durations, problem.min_duration):
-        if least > 0:
-            for d, t in table.items():
-                ratios[d].append(t / least)
-    weights = []
-    for values in ratios:
-        values.sort()
-        weights.append(1.0 / values[len(values) // 2] if values else 0.0)
-    return weights
+    # Per device type: its devices share their durations, hence their ratios.
+    a = problem.arrays
+    least = np.asarray(problem.min_duration, dtype=float)
+    positive = least > 0
+    table = a.type_durations[positive]
+    least = least[positive]
+    per_type = []
+    for k in range(a.types):
+        column = table[:, k]
+        values = np.sort(column[np.isfinite(column)] / least[np.isfinite(column)])
+        per_type.append(1.0 / float(values[len(values) // 2]) if len(values) else 0.0)
+    return [per_type[k] for k in a.device_type.tolist()]
 
 
 def device_bound(problem: Problem) -> float:
@@ -79,8 +98,12 @@ def device_bound(problem: Problem) -> float:
     smallest head among them, plus their durations, plus the smallest tail.
     """
     best = 0.0
+    alone: dict[int, list[int]] = {}  # the tasks that may run on one device only, by device
+    for i, allowed in enumerate(problem.allowed):
+        if len(allowed) == 1:
+            alone.setdefault(allowed[0], []).append(i)
     for d in range(len(problem.devices)):
-        mine = [i for i, allowed in enumerate(problem.allowed) if allowed == (d,)]
+        mine = alone.get(d)
         if mine:
             best = max(best, min(problem.heads[i] for i in mine)
                        + sum(problem.durations[i][d] for i in mine)
