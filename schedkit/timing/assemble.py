@@ -17,7 +17,7 @@ import numpy as np
 
 from schedkit.problem import Problem
 from schedkit.schedule import Schedule, TaskRun, Transfer
-from schedkit.schedule.schedule import paused_gc, unchecked
+from schedkit.schedule.schedule import paused_gc, unchecked_rows
 from schedkit.timing.transfers import Transfers
 
 
@@ -30,16 +30,14 @@ def to_schedule(problem: Problem, device_of: Sequence[int], start: Sequence[floa
     schedule's status says ``heuristic``: a method wraps it in a
     :class:`~schedkit.schedule.Result`, which decides the status of the file it returns.
     """
-    rows = []
-    end = [0.0] * len(problem.tasks)
+    durations, devices = problem.durations, problem.devices
+    starts = [float(t) for t in start]
+    end = [t + durations[i][d] for i, (t, d) in enumerate(zip(starts, device_of))]
+    # Built from the problem's own numbers: no field to check (pydantic's checks cost
+    # seconds on graphs with 100 000 edges).
     with paused_gc():
-        for i, name in enumerate(problem.tasks):
-            d = device_of[i]
-            end[i] = float(start[i]) + problem.durations[i][d]
-            # Built from the problem's own numbers: no field to check (pydantic's checks cost
-            # seconds on graphs with 100 000 edges).
-            rows.append(unchecked(TaskRun, {"task": name, "device": problem.devices[d], "start": float(start[i]),
-                                            "end": float(end[i]), "inputs": None}))
+        rows = unchecked_rows(TaskRun, ({"task": name, "device": devices[d], "start": t, "end": float(e), "inputs": None}
+                                        for name, d, t, e in zip(problem.tasks, device_of, starts, end)))
     moved = _transfers(problem, device_of, end, transfers.booked if transfers is not None else {})
     makespan = max([r.end for r in rows] + [t.end for t in moved])
     return Schedule(problem=problem.name, method=method, status="heuristic", makespan=makespan,
@@ -108,13 +106,15 @@ def _transfers(problem: Problem, device_of: Sequence[int], end: Sequence[float],
     picked = np.flatnonzero(moving)
     arrive = finish[a.edge_src[picked]] + comm[picked]
     tasks, devices, route = problem.tasks, problem.devices, problem.route
-    out = []
+    rows = zip(a.edge_src[picked].tolist(), a.edge_dst[picked].tolist(), u[picked].tolist(), v[picked].tolist(),
+               arrive.tolist())
     with paused_gc():
-        for k, i, j, du, dv, last in zip(picked.tolist(), a.edge_src[picked].tolist(),
-                                         a.edge_dst[picked].tolist(), u[picked].tolist(),
-                                         v[picked].tolist(), arrive.tolist()):
-            times = booked.get((i, j)) if booked else None
-            first, last = times if times is not None else (end[i], last)
-            out.append(unchecked(Transfer, {"src": tasks[i], "dst": tasks[j], "from_": devices[du], "to": devices[dv],
-                                            "start": first, "end": last, "route": list(route[du][dv])}))
-    return out
+        if booked:
+            return unchecked_rows(Transfer, (
+                {"src": tasks[i], "dst": tasks[j], "from_": devices[du], "to": devices[dv],
+                 "start": times[0] if times else end[i], "end": times[1] if times else last,
+                 "route": list(route[du][dv])}
+                for i, j, du, dv, last in rows for times in (booked.get((i, j)),)))
+        return unchecked_rows(Transfer, (
+            {"src": tasks[i], "dst": tasks[j], "from_": devices[du], "to": devices[dv], "start": end[i], "end": last,
+             "route": list(route[du][dv])} for i, j, du, dv, last in rows))

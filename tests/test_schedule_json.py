@@ -1,0 +1,39 @@
+"""Schedule.to_json writes rows from their own fields: the text model_dump and json.dumps give."""
+
+import json
+
+from schedkit import Problem, solve
+from schedkit.schedule import Schedule, TaskRun, Transfer
+
+
+def reference(schedule, indent=1):
+    data = schedule.model_dump(by_alias=True, exclude_none=True)
+    if indent is None:
+        return json.dumps(data)
+    pad = " " * indent
+
+    def value(item):
+        if isinstance(item, list) and item and all(isinstance(row, dict) for row in item):
+            rows = f",\n{pad * 2}".join(json.dumps(row) for row in item)
+            return f"[\n{pad * 2}{rows}\n{pad}]"
+        return json.dumps(item)
+
+    return "{\n" + ",\n".join(f"{pad}{json.dumps(k)}: {value(v)}" for k, v in data.items()) + "\n}"
+
+
+def test_rows_are_written_as_pydantic_dumps_them():
+    rows = [TaskRun(task="é\"a", device="d", start=0, end=1.5, inputs=[0, 2]),
+            TaskRun.model_construct(task="b", device="d", start=2, end=3, inputs=None)]
+    moves = [Transfer(src="é\"a", dst="b", **{"from": "d"}, to="e", start=1.5, end=2.0, route=["d->e"]),
+             Transfer.model_construct(src="a", dst="c", from_="d", to="e", start=0.1, end=1 / 3, route=None)]
+    s = Schedule(problem="p", method="m", status="heuristic", tasks=rows, transfers=moves,
+                 phases=[{"phase": "x", "seconds": 0.5}])
+    for indent in (1, 2, None):
+        assert s.to_json(indent) == reference(s, indent)
+    empty = Schedule(problem="p", method="m", status="no_solution")
+    assert empty.to_json() == reference(empty) and empty.to_json(None) == reference(empty, None)
+
+
+def test_a_heuristic_schedule_is_written_as_before():
+    s = solve(Problem.load("examples/tiny.yaml"), "heft")
+    assert s.to_json() == reference(s) and Schedule.from_json(s.to_json()) == s
