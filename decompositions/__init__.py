@@ -10,7 +10,8 @@ kernel's :data:`~schedkit.decompose.DECOMPOSITIONS` registry:
 - ``merge``: She et al.'s greedy node merging to at most N nodes (a coarsening);
 - ``fusion``: MOIRAI's operator-fusion coarsening by ordered rules on task ``op``.
 
-``merge_graph`` holds the coarse graph ``merge`` works on, ``kedge_modules`` the modules
+``merge_graph`` holds the coarse graph ``merge`` works on, ``merge_levels`` the runs it
+starts from on large graphs, ``kedge_modules`` the modules
 ``kedge`` finds; they register nothing.
 """
 
