@@ -145,11 +145,19 @@ def test_a_typed_grouped_file_and_its_expansion_export_one_model(tmp_path, formu
     assert texts[0] == texts[1]
 
 
-def test_a_typed_grouped_file_and_its_expansion_solve_to_one_makespan():
-    for method, options in (("heft", {}), ("milp", {"formulation": "moirai", "time_limit": 60})):
-        a = solve(cluster(), method=method, **options)
-        b = solve(expanded(cluster()), method=method, **options)
-        assert a.makespan == pytest.approx(b.makespan, rel=1e-9), method
+@pytest.mark.parametrize("method, options", [
+    ("heft", {}), ("annealing", {"seed": 1}),
+    ("milp", {"formulation": "moirai", "time_limit": 60}),
+    ("milp", {"formulation": "moirai", "solver": "cpsat", "time_limit": 60}),
+], ids=["heft", "annealing", "milp", "cpsat"])
+def test_a_typed_grouped_file_and_its_expansion_solve_to_one_makespan(method, options):
+    if options.get("solver") == "cpsat":
+        pytest.importorskip("ortools")
+    a = solve(cluster(), method=method, **options)
+    b = solve(expanded(cluster()), method=method, **options)
+    assert a.makespan == pytest.approx(b.makespan, rel=1e-9)
+    if method == "milp":
+        assert a.status == b.status == "optimal" and a.makespan == pytest.approx(22.0)
 
 
 def _per_gpu_links(data: dict, bandwidth: float, latency: float, network: tuple) -> list:

@@ -262,5 +262,5 @@ def _durations(platform: Platform, rows: list) -> dict:
         if not durations:
             raise ProblemError(f"task '{task}': every device of platform '{platform.name}' lists "
                                f"'{forward}' in its unsupported_ops: it can run nowhere")
-        times[op, flops, moved] = durations
+        times[op, flops, moved] = platform.keyed(durations)  # one entry per type where all agree
     return times

@@ -62,12 +62,15 @@ class RooflineDevice(_Frozen):
     memory: NonNegative | None = None
     """Memory capacity in bytes; unlimited when absent."""
     group: str | None = None
-    """Identical devices share a group (symmetry breaking)."""
+    """Identical devices share a group (symmetry breaking); a link's end may name a group (a
+    server) to stand for each of its devices."""
     unsupported_ops: list[str] = []
     """Operator types this device cannot run (no duration there)."""
     type: Name | None = None
     """Device type (``cpu``, ``gpu``) that cost tables name (``convert onnx --costs``); by
-    default read from the name (:meth:`Platform.device_type`)."""
+    default read from the name (:meth:`Platform.device_type`). A type that two devices or more
+    state is also their ``type`` in the problem written from the platform, which gives a task
+    one duration for the type where all of them agree (:attr:`Platform.problem_types`)."""
 
 
 class PlatformLink(_Frozen):

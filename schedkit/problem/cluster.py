@@ -30,9 +30,9 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
-__all__ = ["name_sets", "check_names", "link_pairs", "device_pairs", "resolved_links", "expanded"]
+__all__ = ["name_sets", "check_names", "devices_named", "check_batch_sizes", "link_pairs", "device_pairs", "resolved_links", "expanded"]
 
 
 def name_sets(devices: Sequence[Any]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
@@ -74,6 +74,38 @@ def check_names(names: Sequence[str], types: dict[str, list[int]], groups: dict[
         if clash:
             raise ValueError(f"device '{names[members[0]]}': group '{group}' is spelled like {clash} "
                              f"(a link end would name both)")
+
+
+def devices_named(keys: Iterable[str], by_name: dict, types: dict, devices: Sequence[Any]) -> Iterator[Any]:
+    """The devices that the ``durations`` keys of a task name, by name and by type (lazily:
+    the first device that fits usually settles the task's checks).
+
+    Examples
+    --------
+    >>> devices = [{"name": "cpu"}, {"name": "g0", "type": "gpu"}, {"name": "g1", "type": "gpu"}]
+    >>> by_name = {d["name"]: d for d in devices}
+    >>> [d["name"] for d in devices_named({"gpu": 2, "g1": 1}, by_name, {"gpu": [1, 2]}, devices)]
+    ['g1', 'g0']
+    """
+    for key in keys:
+        device = by_name.get(key)
+        if device is not None:
+            yield device
+    for kind in (key for key in keys if key in types):
+        yield from (devices[d] for d in types[kind] if _field(devices[d], "name") not in keys)
+
+
+def check_batch_sizes(task: Any, key: str, value: dict, by_name: dict, types: dict, devices: Sequence[Any]) -> None:
+    """Raise ``ValueError`` when a per-batch map of ``task``, keyed ``key`` (a device or a
+    type), gives no time for a batch size that a device taking it supports."""
+    takers = [by_name[key]] if key in by_name else \
+        [devices[d] for d in types[key] if devices[d].name not in task.durations]
+    for device in takers:
+        missing = sorted(set(device.batch_sizes or ()) - set(value))
+        if missing:
+            where = f"'{key}'" if key == device.name else f"'{key}' (device {device.name})"
+            raise ValueError(f"task '{task.name}': its durations on {where} give no time for "
+                             f"batch size {missing[0]}, which the device supports")
 
 
 def link_pairs(src: list[int], dst: list[int], bidirectional: bool, same_group: bool) -> Iterator[tuple[int, int]]:

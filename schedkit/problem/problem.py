@@ -181,8 +181,7 @@ class Problem:
 
     @cached_property
     def network(self) -> nx.DiGraph:
-        """The links as a graph on device indices (networkx), built on first use: a cluster
-        whose every pair of devices is linked directly needs none to route."""
+        """The links as a graph on device indices (networkx), built on first use."""
         return self._network.graph
 
     def comm_time(self, size: float, u: int, v: int) -> float:

@@ -36,7 +36,7 @@ from pydantic import (
 
 from schedkit.errors import quoted
 from schedkit.numerics import fits
-from schedkit.problem.cluster import check_names, name_sets
+from schedkit.problem.cluster import check_batch_sizes, check_names, devices_named, name_sets
 from schedkit.problem.reading import parse_format, read_data
 
 FORMAT = "schedkit/v1"
@@ -260,7 +260,7 @@ class ProblemSpec(_Frozen):
                     raise ValueError(f"task '{task.name}': unknown device '{dev}'")
             for dev, value in (task.durations or {}).items():
                 if isinstance(value, dict):
-                    _check_batch_sizes(task, dev, value, by_name, types, self.devices)
+                    check_batch_sizes(task, dev, value, by_name, types, self.devices)
                     bad = [k for k, v in value.items() if v < 0]
                 else:
                     bad = [value] if value < 0 else []
@@ -270,7 +270,7 @@ class ProblemSpec(_Frozen):
             # restricted by its pins; looked up by name and by type, not by trying every device.
             keys = task.durations.keys() if task.durations is not None else by_name.keys()
             room = None  # None: no device may run it; False: none has room for its memory
-            for d in _runs_on(keys, by_name, types, self.devices):
+            for d in devices_named(keys, by_name, types, self.devices):
                 if task.pin is None or d.name in task.pin:
                     room = d.memory is None or fits(task.memory, d.memory)
                     if room:
@@ -318,30 +318,6 @@ class ProblemSpec(_Frozen):
     @cached_property
     def _output_sizes(self) -> dict[str, float]:
         return {t.name: t.output_size for t in self.tasks}
-
-
-def _runs_on(keys, by_name: dict, types: dict, devices: list[DeviceSpec]):
-    """The devices a task's durations keys name, by name and by type (lazily: the first
-    that fits usually settles the task's checks)."""
-    for key in keys:
-        device = by_name.get(key)
-        if device is not None:
-            yield device
-    for kind in (key for key in keys if key in types):
-        yield from (devices[d] for d in types[kind] if devices[d].name not in keys)
-
-
-def _check_batch_sizes(task: TaskSpec, key: str, value: dict, by_name: dict, types: dict,
-                       devices: list[DeviceSpec]) -> None:
-    # A per-batch map must time every batch size of each device that takes it.
-    takers = [by_name[key]] if key in by_name else \
-        [devices[d] for d in types[key] if devices[d].name not in task.durations]
-    for device in takers:
-        missing = sorted(set(device.batch_sizes or ()) - set(value))
-        if missing:
-            where = f"'{key}'" if key == device.name else f"'{key}' (device {device.name})"
-            raise ValueError(f"task '{task.name}': its durations on {where} give no time for "
-                             f"batch size {missing[0]}, which the device supports")
 
 
 def _acyclic(edges: set[tuple[str, str]]) -> bool:
