@@ -62,6 +62,7 @@ _BUILTINS = ("schedkit", "schedkit.formulations", "schedkit.heuristics", "schedk
 _done: set[str] = set()       # plug-ins loaded in this process (absolute paths, module names)
 _loading: set[str] = set()    # being imported now (a plug-in that asks a registry for a name)
 _recorded: list[tuple[object, str]] | None = None   # (registry, name) a loading plug-in registered
+_settled: str | None = None   # the value of SCHEDKIT_PLUGINS whose plug-ins are all loaded
 
 
 def hint(what: str) -> str:
@@ -262,6 +263,10 @@ def load_environment() -> None:
     Every registry calls it before it answers that a name is unknown; an error names the
     variable and the plug-in.
     """
+    global _settled
+    text = os.environ.get(ENV, "")
+    if text == _settled:  # (every registry look-up that misses asks: answer at once)
+        return
     package = sys.modules.get("schedkit")
     if getattr(getattr(package, "__spec__", None), "_initializing", False):
         return  # (asked while schedkit itself imports: a plug-in importing schedkit would fail)
@@ -270,6 +275,7 @@ def load_environment() -> None:
             load_plugin(spec, export=False)
         except SchedkitError as exc:
             raise SchedkitError(f"{ENV}: {exc}") from None
+    _settled = text
 
 
 class _Finder(importlib.abc.MetaPathFinder):

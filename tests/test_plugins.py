@@ -80,6 +80,7 @@ def clean(monkeypatch):
     METHODS.unregister("pid_heft")
     plugins._done.clear()
     plugins._done.update(done)
+    plugins._settled = None
     for name in set(sys.modules) - modules:
         if name.startswith(plugins.PREFIX):
             del sys.modules[name]
