@@ -40,6 +40,7 @@ from schedkit.heuristics.reservation import MemoryLookahead, Reservation
 from schedkit.methods import MethodOptions
 from schedkit.problem import Problem
 from schedkit.schedule import Result
+from schedkit.schedule.schedule import paused_gc
 from schedkit.timing import DeviceRule, list_schedule, to_schedule
 
 __all__ = ["ListSchedulingOptions", "ListSchedulingMethod"]
@@ -78,6 +79,11 @@ class ListSchedulingMethod(FollowsFormulation):
         raise NotImplementedError
 
     def run(self, problem: Problem) -> Result:
+        # Tables of every task and transfer, nothing cyclic: no full passes of the collector.
+        with paused_gc():
+            return self._run(problem)
+
+    def _run(self, problem: Problem) -> Result:
         priority, rule = self.priority(problem), self.rule(problem)
         transfers = self.transfers(problem)
         try:

@@ -37,6 +37,7 @@ from schedkit.methods import MethodOptions, register_method
 from schedkit.problem import Problem
 from schedkit.problem.bounds import formulation_bound
 from schedkit.schedule import Result
+from schedkit.schedule.schedule import paused_gc
 from schedkit.timing import simulate, to_schedule
 
 from schedkit.heuristics.device_schedulers import SCHEDULERS
@@ -109,6 +110,11 @@ class PartitionSchedule(FollowsFormulation):
         return SCHEDULERS[self.scheduler](problem, device_of, **options)
 
     def run(self, problem: Problem) -> Result:
+        # Tables of every task and transfer, nothing cyclic: no full passes of the collector.
+        with paused_gc():
+            return self._run(problem)
+
+    def _run(self, problem: Problem) -> Result:
         device_of = self.device_of(problem)
         transfers = self.transfers(problem)
         start = simulate(problem, device_of, self.priority(problem, device_of), transfers=transfers,
