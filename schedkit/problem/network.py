@@ -69,7 +69,8 @@ class Network:
         self._spec = spec
         names = [d.name for d in spec.devices]
         m = len(names)
-        ensure_fits(f"devices: {m:,} devices are {m * m:,} ordered pairs to route", m * m * PAIR_BYTES)
+        if m * m * PAIR_BYTES > 2**26:  # (smaller tables need no look at the memory free)
+            ensure_fits(f"devices: {m:,} devices are {m * m:,} ordered pairs to route", m * m * PAIR_BYTES)
         self._index = {name: k for k, name in enumerate(names)}
         _, self._groups = name_sets(spec.devices)
         channels: dict[str, None] = {}
@@ -89,7 +90,6 @@ class Network:
                     lat[a][b] = delay
                     route[a][b] = hop.get(channel) or hop.setdefault(channel, (channel,))
         self.channels = list(channels)
-        self._bw = bw
         inverse: dict[float, float] = {}
         inv_bw = [[inverse.get(w) or inverse.setdefault(w, 1.0 / w) if w else 0.0 for w in row] for row in bw]
         linked = [[w > 0.0 or u == v for v, w in enumerate(row)] for u, row in enumerate(bw)]
@@ -105,7 +105,7 @@ class Network:
         """Fill the row of ``u`` for the devices it reaches without a direct link."""
         import networkx as nx
 
-        net = self.graph  # before any path is filled in: its edges are the direct links
+        net = self.graph  # made once, for the first device that needs a path
         inv_bw, lat, linked, route = self.inv_bandwidth, self.latency, self.linked, self.route
         for v, width in widest_from(net, u).items():
             if linked[u][v]:
@@ -126,11 +126,14 @@ class Network:
 
         net = nx.DiGraph()
         net.add_nodes_from(range(len(self._index)))
-        bw = self._bw
-        for _, pairs in resolved_links(self._spec.links, self._index, self._groups):
+        names = list(self._index)
+        for link, pairs in resolved_links(self._spec.links, self._index, self._groups):
             for a, b in pairs:
-                if not net.has_edge(a, b):
-                    net.add_edge(a, b, bandwidth=bw[a][b], latency=self.latency[a][b], channel=self.route[a][b][0])
+                # Parallel links between one pair: the widest, then the least latency, then the first.
+                if not net.has_edge(a, b) or (link.bandwidth, -link.latency) > \
+                        (net[a][b]["bandwidth"], -net[a][b]["latency"]):
+                    net.add_edge(a, b, bandwidth=link.bandwidth, latency=link.latency,
+                                 channel=link.channel or f"{names[a]}->{names[b]}")
         return net
 
 
