@@ -34,9 +34,13 @@ True
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from schedkit.problem.network import Payload
 
 if TYPE_CHECKING:  # pragma: no cover
     from schedkit.problem.problem import Problem
@@ -85,7 +89,7 @@ class ProblemArrays:
         n, m = len(problem.tasks), len(problem.devices)
         self.n, self.m = n, m
         edges = problem.edges
-        table = np.array(edges, dtype=np.float64).reshape(len(edges), 3)
+        table = np.fromiter(chain.from_iterable(edges), dtype=np.float64, count=3 * len(edges)).reshape(-1, 3)
         self.edge_src = table[:, 0].astype(np.int64)
         self.edge_dst = table[:, 1].astype(np.int64)
         self.edge_size = np.ascontiguousarray(table[:, 2])
@@ -102,11 +106,12 @@ class ProblemArrays:
         self.edge_payload = np.zeros(len(edges), dtype=bool)
         where = np.empty(len(edges), dtype=np.int64)
         where[by_dst] = np.arange(len(edges))
-        for k, (_, j, size) in enumerate(edges):
-            if size.__class__ is not float and getattr(size, "times", None):
-                self.payloads[int(where[k])] = size.times
-                self.pred_payload[j] = True
-                self.edge_payload[k] = True
+        kinds = np.fromiter(map(type, map(itemgetter(2), edges)), dtype=object, count=len(edges))
+        for k in np.flatnonzero(kinds == Payload).tolist():
+            _, j, size = edges[k]
+            self.payloads[int(where[k])] = size.times
+            self.pred_payload[j] = True
+            self.edge_payload[k] = True
         self.inv_bandwidth = np.array(problem.inv_bandwidth, dtype=np.float64).reshape(m, m)
         self.latency = np.array(problem.latency, dtype=np.float64).reshape(m, m)
         self.linked = np.array(problem.linked, dtype=bool).reshape(m, m)
@@ -176,9 +181,11 @@ def _offsets(ends: np.ndarray, n: int) -> np.ndarray:
 def _typed_durations(tables, n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
     """Durations per device type: devices with equal columns share one."""
     full = np.full((n, m), np.inf)
-    for i, table in enumerate(tables):
-        if table:
-            full[i, list(table)] = list(table.values())
+    counts = np.fromiter(map(len, tables), dtype=np.int64, count=n)
+    total = int(counts.sum())
+    devices = np.fromiter(chain.from_iterable(tables), dtype=np.int64, count=total)
+    values = np.fromiter(chain.from_iterable(t.values() for t in tables), dtype=np.float64, count=total)
+    full[np.repeat(np.arange(n), counts), devices] = values
     # Devices with byte-equal columns share a type, numbered by their first device.
     kinds: dict[bytes, int] = {}
     device_type = np.array([kinds.setdefault(full[:, d].tobytes(), len(kinds)) for d in range(m)],
