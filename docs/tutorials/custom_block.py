@@ -113,6 +113,7 @@ assert max(Counter(from_yaml.placement().values()).values()) <= 4
 assert unconstrained.makespan <= from_yaml.makespan <= schedule.makespan + 1e-9
 
 # [family]
+from schedkit.blocks import Expr
 from schedkit.milp.families import Family, register_family
 
 
@@ -127,21 +128,16 @@ class Busy(Family):
         ctx = self.ctx
         p, x = ctx.problem, ctx.family("x")
         self.cols = ctx.lin.add_columns("busy", [(d,) for d in p.devices], 0.0, sum(map(max, map(dict.values, p.durations))))
+        rows = ctx.lin.rows("busy")        # rows named busy.NAME(key)
         for d, device in enumerate(p.devices):
-            # b[d] - sum_i p[i,d] x[i,d] = constant (the tasks fixed to d)
-            cols, coefs, fixed = [self.cols[d]], [1.0], 0.0
-            for i, durations in enumerate(p.durations):
-                if d in durations:
-                    col = x.col(i, d)
-                    if col is None:
-                        fixed += durations[d]
-                    else:
-                        cols.append(col)
-                        coefs.append(-durations[d])
-            ctx.lin.add_row("busy", "definition", (device,), cols, coefs, fixed, fixed)
+            # x.x(i, d) is an Expr: the binary, or the constant 1 or 0 of a task with one
+            # device, so a fixed task's duration lands in the constant by itself
+            work = sum((p.durations[i][d] * x.x(i, d) for i in range(len(p.tasks)) if d in p.durations[i]), Expr())
+            rows.add("definition", (device,), self.b(d) == work)
 
-    def col(self, d):
-        return self.cols[d]
+    def b(self, d):
+        """The busy time of device ``d``, as an expression for other blocks' rows."""
+        return Expr.term(self.cols[d])
 
     def warm(self, schedule, values):
         for d, device in enumerate(self.ctx.problem.devices):
@@ -164,7 +160,7 @@ class BusyLimit(Block):
     def build(self, ctx, rows):
         busy = ctx.family("busy")    # made here, on first use
         for d, device in enumerate(ctx.problem.devices):
-            rows.add("cap", (device,), [busy.col(d)], [1.0], upper=self.limit)
+            rows.add("cap", (device,), busy.b(d) <= self.limit)
 
     def violations(self, problem, schedule):
         busy = Counter()

@@ -1,6 +1,8 @@
 """Constraint blocks: the kernel's built-in blocks and the block registry."""
 
-from schedkit.blocks.base import BLOCKS, Block, BuildContext, RowSink, block_from_data, register_block
+from schedkit.blocks.base import BLOCKS, Block, block_from_data, register_block
+from schedkit.blocks.context import BuildContext, RowSink
+from schedkit.blocks.expr import Expr, Row
 from schedkit.blocks.assignment import Assignment
 from schedkit.blocks.placement import Placement
 from schedkit.blocks.precedence import Precedence
@@ -13,6 +15,6 @@ from schedkit.blocks.memory_timeline import MemoryTimeline
 from schedkit.blocks.symmetry import Symmetry
 from schedkit.blocks.batching import Batching
 
-__all__ = ["BLOCKS", "Block", "BuildContext", "RowSink", "block_from_data", "register_block",
+__all__ = ["BLOCKS", "Block", "BuildContext", "RowSink", "Expr", "Row", "block_from_data", "register_block",
            "Assignment", "Placement", "Precedence", "NoOverlap", "Memory", "Cuts",
            "Channels", "Congestion", "MemoryTimeline", "Symmetry", "Batching"]

@@ -34,8 +34,7 @@ $$\mathit{end}_i = \mathit{start}_i + \sum_{d \in D_i} p_{i,d}\, x_{i,d}$$
         x = ctx.family("x")
         for i in range(len(p.tasks)):
             if len(p.allowed[i]) > 1:
-                blk.add("one_device", (p.tasks[i],), [x.col(i, d) for d in p.allowed[i]],
-                        [1.0] * len(p.allowed[i]), 1.0, 1.0)
+                blk.add("one_device", (p.tasks[i],), sum(x.x(i, d) for d in p.allowed[i]) == 1)
 
     def build_cp(self, cp):
         for on in cp.on:

@@ -9,13 +9,14 @@ valid inequalities; ``symmetry`` blocks remove mirror images (schedules are
 relabelled by :meth:`Block.canonicalize`, never rejected).
 
 A block builds in one of two ways. With ``builds_rows = True`` (every built-in
-block) ``build(ctx, rows)`` receives a :class:`RowSink` and adds sparse rows with
-column indices from the variable families it names in ``requires``
-(``ctx.family("x").col(i, d)``): no Pyomo object is made, which keeps large builds
-fast. Otherwise ``build(ctx, blk)`` receives its own ``pyo.Block`` and the context's
-Pyomo face (``ctx.x(i, d)``, ``ctx.start(i)``, ``ctx.end(i)``, ``ctx.makespan()``); its
-linear rows are read back into the formulation's sparse model. ``ctx`` satisfies
-:class:`BuildContext`, declared here so that blocks never import the MILP layer.
+block) ``build(ctx, rows)`` receives a :class:`RowSink` and adds rows written as
+:class:`~schedkit.blocks.expr.Expr` arithmetic on the variables of the families it names
+in ``requires`` (``x = ctx.family("x")``, then ``rows.add("cap", key, x.x(i, d) <= 1)``):
+no Pyomo object is made, which keeps large builds fast. Otherwise ``build(ctx, blk)``
+receives its own ``pyo.Block`` and the context's Pyomo face (``ctx.x(i, d)``,
+``ctx.start(i)``, ``ctx.end(i)``, ``ctx.makespan()``); its linear rows are read back into
+the formulation's sparse model. ``ctx`` satisfies :class:`BuildContext`, declared in
+:mod:`schedkit.blocks.context` so that blocks never import the MILP layer.
 
 Examples
 --------
@@ -37,11 +38,12 @@ A user block that keeps every task off device ``cpu``:
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal
 
 import jinja2
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from schedkit.blocks.context import BuildContext, RowSink
 from schedkit.errors import FormulationError
 from schedkit.registry import Registry, one_line
 from schedkit.schedule.batched import is_batched, rows_by_input
@@ -50,41 +52,6 @@ BLOCKS = Registry("block", group="schedkit.blocks", error=FormulationError)
 
 Role = Literal["semantic", "cut", "symmetry"]
 
-
-class RowSink(Protocol):
-    """Where a block writes its sparse rows (rows are named ``KIND.name(key)``)."""
-
-    def add(self, name: str, key, cols, coefs, lower: float = ..., upper: float = ...) -> None:
-        """Add ``lower <= sum(coefs * cols) <= upper``."""
-
-
-class BuildContext(Protocol):
-    """What a block's ``build`` receives as ``ctx`` (the MILP layer provides it).
-
-    Attributes
-    ----------
-    problem : Problem
-    lin : LinearModel
-        The sparse model (column bounds in ``lin.lower`` and ``lin.upper``).
-    horizon : float
-        The makespan of a schedule that satisfies every block: the big-M scale.
-    heads, tails, device_heads, device_tails
-        Heads and tails of every task, device-free and per device.
-    orders_edges : bool
-        Whether a block of the formulation makes every edge wait (see
-        :meth:`Block.edge_delays`).
-    """
-
-    problem: Any
-    lin: Any
-    horizon: float
-    orders_edges: bool
-
-    def family(self, name: str) -> Any:
-        """The variable family ``name`` (made on first use)."""
-
-    def has(self, name: str) -> bool:
-        """Whether the family ``name`` was made."""
 
 _JINJA = jinja2.Environment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
@@ -118,8 +85,7 @@ class Block(BaseModel):
         Parameters that change how the block builds, not what it checks (``no_overlap``'s
         ``encoding``): :meth:`covers` ignores them.
     builds_rows : bool
-        ``True`` when :meth:`build` writes sparse rows into a
-        :class:`~schedkit.milp.context.RowBlock`; ``False`` (the default) when it adds
+        ``True`` when :meth:`build` writes sparse rows into a :class:`RowSink`; ``False`` (the default) when it adds
         Pyomo constraints to a ``pyo.Block``.
     """
 
@@ -136,7 +102,7 @@ class Block(BaseModel):
     builds_rows: ClassVar[bool] = False
     build_only: ClassVar[frozenset[str]] = frozenset()
 
-    def build(self, ctx: BuildContext, blk) -> None:
+    def build(self, ctx: BuildContext, blk: RowSink | Any) -> None:
         """Add this block's constraints to ``blk``: a ``pyo.Block``, or a :class:`RowSink` (``builds_rows``)."""
         raise NotImplementedError(f"block '{self.kind}' does not implement build()")
 

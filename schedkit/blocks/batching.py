@@ -35,6 +35,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from schedkit.blocks.base import Block, register_block
+from schedkit.blocks.expr import Expr
 from schedkit.errors import FormulationError
 from schedkit.numerics import is_whole, whole_units
 
@@ -108,21 +109,17 @@ task with a choice, the slot of input $l$ is non-decreasing in $l$.
         L = p.inputs
         for i, name in enumerate(p.tasks):  # every (task, input) in one batch
             for l in range(L):
-                cols = [batch.a[s][l] for s in of_task[i]]
-                blk.add("input_once", (name, l), cols, [1.0] * len(cols), 1.0, 1.0)
+                blk.add("input_once", (name, l), sum((batch.holds(s, l) for s in of_task[i]), Expr()) == 1)
+        C = batch.makespan()
         for slot in batch.slots:
             i, d, k = slot
             key = (p.tasks[i], p.devices[d], k)
-            cols, coefs = batch.end_terms(slot)
-            # C - e_p - H y_p >= -H
-            blk.add("makespan", key, [batch.col] + cols + [batch.y[slot]],
-                    [1.0] + [-c for c in coefs] + [-H], lower=-H)
+            y = batch.active(slot)
+            blk.add("makespan", key, C >= batch.end(slot) - H * (1 - y))
             if k > 0:  # slots fill in order, one after the other
                 prev = (i, d, k - 1)
-                blk.add("fill", key, [batch.y[prev], batch.y[slot]], [1.0, -1.0], lower=0.0)
-                pc, pf = batch.end_terms(prev)
-                blk.add("after", key, [batch.s[slot]] + pc + [batch.y[slot]],
-                        [1.0] + [-c for c in pf] + [-H], lower=-H)
+                blk.add("fill", key, batch.active(prev) >= y)
+                blk.add("after", key, batch.start(slot) >= batch.end(prev) - H * (1 - y))
         for d, slots in enumerate(on_device):
             _no_overlap(blk, batch, p, slots, H)
             _memory(blk, batch, p, d, slots)
@@ -232,16 +229,10 @@ def _no_overlap(blk, batch, p, slots, H) -> None:
         for second in slots[n + 1:]:
             if first[0] == second[0]:
                 continue  # one task's slots on a device: in order already
-            o, yp, yq = batch.order(first, second), batch.y[first], batch.y[second]
-            pc, pf = batch.end_terms(first)
-            qc, qf = batch.end_terms(second)
+            o, yp, yq = batch.order(first, second), batch.active(first), batch.active(second)
             key = (p.tasks[first[0]], p.tasks[second[0]], p.devices[first[1]], first[2], second[2])
-            # s_q - e_p - H o - H y_p - H y_q >= -3H
-            blk.add("first", key, [batch.s[second]] + pc + [o, yp, yq],
-                    [1.0] + [-c for c in pf] + [-H, -H, -H], lower=-3 * H)
-            # s_p - e_q + H o - H y_p - H y_q >= -2H
-            blk.add("second", key, [batch.s[first]] + qc + [o, yp, yq],
-                    [1.0] + [-c for c in qf] + [H, -H, -H], lower=-2 * H)
+            blk.add("first", key, batch.start(second) >= batch.end(first) - H * (3 - o - yp - yq))
+            blk.add("second", key, batch.start(first) >= batch.end(second) - H * (2 + o - yp - yq))
 
 
 def _memory(blk, batch, p, d, slots) -> None:
@@ -249,29 +240,27 @@ def _memory(blk, batch, p, d, slots) -> None:
     firsts = [s for s in slots if s[2] == 0 and p.task_memory[s[0]]]
     if math.isinf(cap) or sum(p.task_memory[s[0]] for s in firsts) <= cap:
         return
-    blk.add("memory", (p.devices[d],), [batch.y[s] for s in firsts], [p.task_memory[s[0]] for s in firsts],
-            upper=cap)
+    blk.add("memory", (p.devices[d],), sum((p.task_memory[s[0]] * batch.active(s) for s in firsts), Expr()) <= cap)
 
 
 def _precedence(blk, batch, p, of_task, H) -> None:
     for i, j, size in p.edges:
         for first in of_task[i]:
             u = first[1]
-            pc, pf = batch.end_terms(first)
+            end = batch.end(first)
             for second in of_task[j]:
                 v = second[1]
                 key = (p.tasks[i], p.tasks[j], p.devices[u], first[2], p.devices[v], second[2])
                 if not p.pair_allowed(size, u, v):
                     for l in range(p.inputs):
-                        blk.add("unlinked", (*key, l), [batch.a[first][l], batch.a[second][l]], [1.0, 1.0],
-                                upper=1.0)
+                        blk.add("unlinked", (*key, l), batch.holds(first, l) + batch.holds(second, l) <= 1)
                     continue
                 c = p.comm_time(size, u, v) if u != v else 0.0
                 big = H + c
                 for l in range(p.inputs):
-                    # s_q - e_p - (H+c) a_pl - (H+c) a_ql >= c - 2(H+c)
-                    blk.add("input_after", (*key, l), [batch.s[second]] + pc + [batch.a[first][l], batch.a[second][l]],
-                            [1.0] + [-x for x in pf] + [-big, -big], lower=c - 2 * big)
+                    # input l in both slots: s_q >= e_p + c
+                    both = 2 - batch.holds(first, l) - batch.holds(second, l)
+                    blk.add("input_after", (*key, l), batch.start(second) >= end + c - big * both)
 
 
 def _colocate(blk, batch, p, of_task) -> None:
@@ -280,11 +269,14 @@ def _colocate(blk, batch, p, of_task) -> None:
         for i in members[1:]:
             for d in set(p.allowed[i]) | set(p.allowed[lead]):
                 for l in range(p.inputs):
-                    cols = [batch.a[s][l] for s in of_task[i] if s[1] == d]
-                    cols += [batch.a[s][l] for s in of_task[lead] if s[1] == d]
-                    coefs = [1.0] * sum(1 for s in of_task[i] if s[1] == d)
-                    coefs += [-1.0] * (len(cols) - len(coefs))
-                    blk.add("colocate", (group, p.tasks[i], p.devices[d], l), cols, coefs, 0.0, 0.0)
+                    here = Expr()
+                    for s in of_task[i]:
+                        if s[1] == d:
+                            here.add(batch.holds(s, l))
+                    for s in of_task[lead]:
+                        if s[1] == d:
+                            here.add(batch.holds(s, l), -1.0)
+                    blk.add("colocate", (group, p.tasks[i], p.devices[d], l), here == 0)
 
 
 def _interchangeable_inputs(blk, batch, p, of_task) -> None:
@@ -294,9 +286,12 @@ def _interchangeable_inputs(blk, batch, p, of_task) -> None:
         slots = of_task[i]
         if len(slots) > 1:
             for l in range(p.inputs - 1):  # (slot 0 weighs nothing)
-                cols = [batch.a[s][l + 1] for s in slots[1:]] + [batch.a[s][l] for s in slots[1:]]
-                coefs = [float(k) for k in range(1, len(slots))] + [-float(k) for k in range(1, len(slots))]
-                blk.add("input_order", (p.tasks[i], l), cols, coefs, lower=0.0)
+                later = Expr()   # the slot index of input l + 1, less that of input l
+                for k, s in enumerate(slots[1:], 1):
+                    later.add(batch.holds(s, l + 1), float(k))
+                for k, s in enumerate(slots[1:], 1):
+                    later.add(batch.holds(s, l), -float(k))
+                blk.add("input_order", (p.tasks[i], l), later >= 0)
             return
 
 

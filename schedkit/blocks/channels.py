@@ -54,9 +54,7 @@ repeat `precedence`; they let a transfer wait for a channel or a port (`congesti
         p = ctx.problem
         tr, timing = ctx.family("transfer"), ctx.family("timing")
         for k, (i, j, _) in enumerate(tr.edges):
-            # start_j - tend >= 0
-            blk.add("arrive", (p.tasks[i], p.tasks[j]), [timing.start_col(j), tr.end_col(k)], [1.0, -1.0],
-                    lower=0.0)
+            blk.add("arrive", (p.tasks[i], p.tasks[j]), timing.start(j) >= tr.end(k))
 
     def build_cp(self, cp):
         for transfer in cp.transfers():

@@ -24,6 +24,7 @@ import random
 from typing import Literal
 
 from schedkit.blocks.base import Block, register_block
+from schedkit.blocks.expr import Expr
 from schedkit.numerics import time_tolerance
 
 
@@ -76,8 +77,8 @@ heads and tails: no fixed constant.
         lin = ctx.lin
         held = self._held(p, tr.pairs)
         pairs = candidate_pairs(p, tr.edges, held, ctx.orders_edges)
-        cols = tr.add_orders([kl for kl, _ in pairs])
-        usage: dict[tuple[int, str], tuple] = {}
+        orders = tr.add_orders([kl for kl, _ in pairs])
+        usage: dict[tuple[int, str], Expr] = {}
 
         def use(k, name):
             if (k, name) not in usage:
@@ -85,27 +86,22 @@ heads and tails: no fixed constant.
             return usage[k, name]
 
         names = [(p.tasks[i], p.tasks[j]) for i, j, _ in tr.edges]
-        for ((k, l), shared), z in zip(pairs, cols):
+        for ((k, l), shared), z in zip(pairs, orders):
             written = set()
             for name in shared:
-                uk, ul = use(k, name), use(l, name)
-                key = (_frozen(uk), _frozen(ul))
+                hk, hl = use(k, name), use(l, name)
+                key = (_frozen(hk), _frozen(hl))
                 if key in written:
                     continue  # the same rows for another resource (the send and receive port of one pair)
                 written.add(key)
                 for first, second, tag in ((k, l, "before"), (l, k, "after")):
-                    end, begin = tr.end_col(first), tr.start_col(second)
-                    m = max(0.0, lin.upper[end] - lin.lower[begin])
-                    # start_second - end_first >= -M (slack): slack = 3 - z - h_k - h_l (before)
-                    # or 2 + z - h_k - h_l (after), with h = const + sum(coefs * cols)
-                    rhs = -m * ((3.0 if tag == "before" else 2.0) - uk[0] - ul[0])
-                    coefs = {begin: 1.0, end: -1.0, z: -m if tag == "before" else m}
-                    for _, hcols, hcoefs in (uk, ul):
-                        for c, a in zip(hcols, hcoefs):  # both may name one x (a shared source)
-                            coefs[c] = coefs.get(c, 0.0) - m * a
-                    row_cols = [c for c, a in coefs.items() if a]
-                    blk.add("disjunct", (*names[k], *names[l], name, tag), row_cols,
-                            [coefs[c] for c in row_cols], lower=rhs)
+                    end, begin = tr.end(first), tr.start(second)
+                    m = max(0.0, end.bounds(lin.lower, lin.upper)[1] - begin.bounds(lin.lower, lin.upper)[0])
+                    # s_second >= e_first - M (3 - z - h_k - h_l)   (before; after: 2 + z - ...)
+                    slack = (3.0 - z if tag == "before" else 2.0 + z) - hk - hl
+                    # (both h may name one x, a shared source: summed, and a term that cancels goes)
+                    apart = (begin - end + m * slack).merged(drop_zeros=True)
+                    blk.add("disjunct", (*names[k], *names[l], name, tag), apart >= 0)
 
     def build_cp(self, cp):
         p = cp.problem
@@ -184,9 +180,8 @@ heads and tails: no fixed constant.
         return out
 
 
-def _frozen(terms) -> tuple:
-    const, cols, coefs = terms
-    return const, tuple(sorted(zip(cols, coefs)))
+def _frozen(h: Expr) -> tuple:
+    return h.const, tuple(sorted(zip(h.cols, h.coefs)))
 
 
 def candidate_pairs(problem, edges, held, orders_edges: bool) -> list[tuple[tuple[int, int], list[str]]]:

@@ -88,7 +88,7 @@ def _add_load_rows(ctx, rows) -> None:
     """
     p = ctx.problem
     x = ctx.family("x")
-    makespan = ctx.family("makespan").col
+    makespan = ctx.family("makespan").expr()
     for d, name in enumerate(p.devices):
         users = [i for i in range(len(p.tasks)) if d in p.allowed[i]]
         if not any(x.col(i, d) is not None for i in users):
@@ -98,17 +98,12 @@ def _add_load_rows(ctx, rows) -> None:
                 if side == "tail" and value == 0:
                     continue  # the head family already holds the plain load row
                 window = [i for i in users if key[i] >= value]
-                # makespan - sum p x >= constant
-                coefs, cols, constant = [1.0], [makespan], value + min(other[i] for i in window)
+                # C >= r + sum p x + min q, the fixed tasks' durations folded in one by one
+                slack = makespan - (value + min(other[i] for i in window))
                 for i in window:
-                    col = x.col(i, d)
-                    if col is None:
-                        constant += p.durations[i][d]
-                    else:
-                        coefs.append(-p.durations[i][d])
-                        cols.append(col)
-                if len(cols) > 1:
-                    rows.add("device_load", (name, f"{side}_{value:g}"), cols, coefs, lower=constant)
+                    slack.add(x.x(i, d), -p.durations[i][d])
+                if len(slack.cols) > 1:
+                    rows.add("device_load", (name, f"{side}_{value:g}"), slack >= 0)
 
 
 
@@ -127,7 +122,7 @@ def _add_chain_rows(ctx, rows, thresholds: int) -> None:
     p = ctx.problem
     n = len(p.tasks)
     x, timing = ctx.family("x"), ctx.family("timing")
-    makespan = ctx.family("makespan").col
+    makespan = ctx.family("makespan").expr()
     descendants = [[k for k in range(n) if (p.descendants[j] >> k) & 1] for j in range(n)]
     ancestors: list[list[int]] = [[] for _ in range(n)]
     for j in range(n):
@@ -145,20 +140,12 @@ def _add_chain_rows(ctx, rows, thresholds: int) -> None:
                     values = sorted({values[t] for t in picks})
                 for value in values:
                     if side == "after":   # C - end_j - sum p x >= q
-                        constant, coefs, cols = timing.end_terms(j)
-                        cols, coefs, rhs = [makespan] + list(cols), [1.0] + [-c for c in coefs], constant + value
+                        slack = makespan - timing.end(j) - value
                     else:                 # start_j - sum p x >= r
-                        cols, coefs, rhs = [timing.start_col(j)], [1.0], value
-                    base = len(cols)
+                        slack = timing.start(j) - value
+                    base = len(slack.cols)
                     for k in group:
-                        if key[k] < value:
-                            continue
-                        col = x.col(k, d)
-                        if col is None:
-                            rhs += p.durations[k][d]
-                        else:
-                            cols.append(col)
-                            coefs.append(-p.durations[k][d])
-                    if len(cols) > base:
-                        rows.add("chain_load", (p.tasks[j], device, side, f"{value:g}"), cols, coefs,
-                                 lower=rhs)
+                        if key[k] >= value:
+                            slack.add(x.x(k, d), -p.durations[k][d])
+                    if len(slack.cols) > base:
+                        rows.add("chain_load", (p.tasks[j], device, side, f"{value:g}"), slack >= 0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from schedkit.blocks.base import Block, register_block
+from schedkit.blocks.expr import Expr
 from schedkit.numerics import fits, is_whole, whole_units
 
 
@@ -35,11 +36,11 @@ Devices whose capacity holds every task that may run there get no row.
             users = [i for i in range(len(p.tasks)) if d in p.allowed[i] and p.task_memory[i] > 0]
             if math.isinf(cap) or sum(p.task_memory[i] for i in users) <= cap:
                 continue
-            # Tasks that can only run here use fixed memory (Problem checked that it fits).
-            fixed = sum(p.task_memory[i] for i in users if len(p.allowed[i]) == 1)
-            flexible = [i for i in users if len(p.allowed[i]) > 1]
-            blk.add("capacity", (p.devices[d],), [x.col(i, d) for i in flexible],
-                    [p.task_memory[i] for i in flexible], upper=cap - fixed)
+            # (tasks that can only run here fold into the constant: Problem checked that they fit)
+            used = Expr()
+            for i in users:
+                used.add(x.x(i, d), p.task_memory[i])
+            blk.add("capacity", (p.devices[d],), used <= cap)
 
     def build_cp(self, cp):
         p = cp.problem

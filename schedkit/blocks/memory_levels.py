@@ -46,42 +46,23 @@ median 0.14-0.17 s, worst 0.5 s; one product per pair ``(j, k)`` shared by the d
 with tasks of zero duration) prove optimal in 0.01-0.2 s and agree with CP-SAT's model and
 with a brute force over mappings and orders (``tests/blocks/test_memory_timeline.py``).
 
+Expressions are :class:`~schedkit.blocks.expr.Expr`; the rows here are sums built term by
+term, in which one column may appear more than once, so bounds and rows are taken on the
+merged expression (one term per column).
+
 Examples
 --------
->>> e = Expr(2.0, {0: 1.0}).add(Expr(1.0, {0: -1.0, 3: 2.0}), 3.0)
->>> e.const, e.terms
-(5.0, {0: -2.0, 3: 6.0})
+>>> e = Expr(2.0, [0], [1.0]).add(Expr(1.0, [0, 3], [-1.0, 2.0]), 3.0)
+>>> m = e.merged()
+>>> m.const, m.cols, m.coefs
+(5.0, [0, 3], [-2.0, 6.0])
 """
 
 from __future__ import annotations
 
 from collections import namedtuple
 
-class Expr:
-    """A linear expression ``const + sum(coef * column)``."""
-
-    __slots__ = ("const", "terms")
-
-    def __init__(self, const: float = 0.0, terms: dict | None = None):
-        self.const = float(const)
-        self.terms = dict(terms or {})
-
-    def add(self, other, a: float = 1.0) -> Expr:
-        """Add ``a * other`` (a number or an :class:`Expr`) in place; returns ``self``."""
-        if isinstance(other, Expr):
-            self.const += a * other.const
-            for col, value in other.terms.items():
-                self.terms[col] = self.terms.get(col, 0.0) + a * value
-        else:
-            self.const += a * other
-        return self
-
-    def copy(self) -> Expr:
-        return Expr(self.const, self.terms)
-
-    def fixed(self) -> bool:
-        return not any(self.terms.values())
-
+from schedkit.blocks.expr import INF, Expr
 
 class Vocabulary:
     """The shared families' columns as expressions, the block's own columns and rows."""
@@ -96,15 +77,13 @@ class Vocabulary:
 
     # ---------------------------------------------------------------- expressions
     def xe(self, i: int, d: int) -> Expr:
-        col = self.x.col(i, d)
-        return Expr(self.x.fixed(i, d)) if col is None else Expr(0.0, {col: 1.0})
+        return self.x.x(i, d)
 
     def start(self, i: int) -> Expr:
-        return Expr(0.0, {self.timing.start_col(i): 1.0})
+        return self.timing.start(i)
 
     def end(self, i: int) -> Expr:
-        const, coefs, cols = self.timing.end_terms(i)
-        return Expr(const, dict(zip(cols, coefs)))
+        return self.timing.end(i)
 
     def reaches(self, i: int, j: int) -> bool:
         return bool((self.reach[i] >> j) & 1)
@@ -115,20 +94,15 @@ class Vocabulary:
             return Expr(1.0)
         if self.reaches(k, j):
             return Expr(0.0)
-        col = self.order.col(min(j, k), max(j, k))
-        return Expr(0.0, {col: 1.0}) if j < k else Expr(1.0, {col: -1.0})
+        y = self.order.y(min(j, k), max(j, k))
+        return y if j < k else 1 - y
 
     def timed(self, i: int, j: int, d: int) -> bool:
         """Both take time on ``d``: ``no_overlap`` orders them by ``y`` there."""
         return bool(self.p.durations[i][d] and self.p.durations[j][d])
 
     def bounds(self, e: Expr) -> tuple[float, float]:
-        low = high = e.const
-        for col, a in e.terms.items():
-            lo, hi = self.lin.lower[col], self.lin.upper[col]
-            low += a * (lo if a > 0 else hi)
-            high += a * (hi if a > 0 else lo)
-        return low, high
+        return e.merged().bounds(self.lin.lower, self.lin.upper)
 
     def gap(self, e: Expr) -> float:
         """A big-M that relaxes ``e >= 0``: how far below 0 ``e`` can go (the column bounds
@@ -138,19 +112,12 @@ class Vocabulary:
 
     # ---------------------------------------------------------------- columns and rows
     def column(self, name: str, key: tuple, low: float, high: float, integer: bool = False) -> Expr:
-        col = self.lin.add_columns(name, [key], low, high, integer=integer, block="memory_timeline")[0]
-        return Expr(0.0, {col: 1.0})
+        return Expr.term(self.lin.add_columns(name, [key], low, high, integer=integer, block="memory_timeline")[0])
 
-    def row(self, name: str, key: tuple, e: Expr, lower: float | None = None, upper: float | None = None):
-        cols = [c for c, a in e.terms.items() if a]
-        if not cols:
-            return
-        kw = {}
-        if lower is not None:
-            kw["lower"] = lower - e.const
-        if upper is not None:
-            kw["upper"] = upper - e.const
-        self.blk.add(name, key, cols, [e.terms[c] for c in cols], **kw)
+    def row(self, name: str, key: tuple, e: Expr, lower: float = -INF, upper: float = INF):
+        e = e.merged(drop_zeros=True)
+        if e.cols:
+            self.blk.add(name, key, e, lower=lower, upper=upper)
 
     def rank(self, key) -> Expr:
         """A position of its own for an amount that may start with others at one instant."""
@@ -168,9 +135,9 @@ class Vocabulary:
         topologically.
         """
         ra, rb = self.rank(a), self.rank(b)
-        if not (first.fixed() and not first.const):
+        if not (first.is_constant and not first.const):
             self.unless(rb.copy().add(ra, -1).add(-1.0), [first] + conditions, "rank", (*key, "before"))
-        if not (first.fixed() and first.const):
+        if not (first.is_constant and first.const):
             self.unless(ra.copy().add(rb, -1).add(-1.0), [Expr(1.0).add(first, -1)] + conditions, "rank",
                         (*key, "after"))
 
@@ -241,7 +208,7 @@ def before_on(v: Vocabulary, j: int, k: int, d: int) -> Expr:
     if v.reaches(j, k):
         return xj
     y = v.first(j, k)
-    if xj.fixed():
+    if xj.is_constant:
         return y if xj.const else Expr(0.0)
     p = v.p
     key = (p.tasks[j], p.tasks[k], p.devices[d])
@@ -262,9 +229,9 @@ def link(v: Vocabulary, j: int, k: int, d: int) -> None:
     both = [v.xe(j, d), v.xe(k, d)]
     key = (p.tasks[j], p.tasks[k], p.devices[d])
     if p.activation_memory[j] < 0:
-        v.unless(v.start(k).add(v.end(j), -1), [v.first(j, k)] + both, "release_link", key)
+        v.unless(v.start(k) - v.end(j), [v.first(j, k)] + both, "release_link", key)
     else:
-        v.unless(v.start(j).add(v.start(k), -1), [v.first(k, j)] + both, "start_link", key)
+        v.unless(v.start(j) - v.start(k), [v.first(k, j)] + both, "start_link", key)
 
 
 # ====================================================================== lifetime
@@ -281,7 +248,7 @@ def tstart(v, i, j, which: str = "start") -> Expr | None:
     k = v.transfer.index.get((i, j)) if v.transfer is not None else None
     if k is None:
         return None
-    return Expr(0.0, {(v.transfer.start_col if which == "start" else v.transfer.end_col)(k): 1.0})
+    return v.transfer.start(k) if which == "start" else v.transfer.end(k)
 
 
 def output(v: Vocabulary, i: int, d: int, devices) -> Item:
@@ -313,7 +280,7 @@ def remote(v: Vocabulary, i: int, d: int) -> Item:
     consumers = [j for j, _ in p.succs[i] if d in p.allowed[j]]
     key = (p.tasks[i], dev)
     xi = v.xe(i, d)
-    if xi.fixed() and not xi.const and any(p.allowed[j] == (d,) for j in consumers):
+    if xi.is_constant and not xi.const and any(p.allowed[j] == (d,) for j in consumers):
         present = Expr(1.0)
     else:
         present = v.column("copy", key, 0.0, 1.0)
@@ -333,7 +300,7 @@ def remote(v: Vocabulary, i: int, d: int) -> Item:
         for u in p.allowed[i]:
             if u != d and not p.moves(size, u, d):
                 # no transfer row between these devices: the copy is there when i ends
-                v.unless(v.end(i).add(T, -1), [v.xe(i, u), v.xe(j, d)], "copy_start",
+                v.unless(v.end(i) - T, [v.xe(i, u), v.xe(j, d)], "copy_start",
                          (*tag, p.devices[u]))
     return Item(name, i, True, present, T, F, p.activation_memory[i])
 
@@ -341,11 +308,11 @@ def remote(v: Vocabulary, i: int, d: int) -> Item:
 def counted(v: Vocabulary, a: Item, b: Item, d: int) -> Expr:
     """Whether ``a`` occupies ``d`` when ``b`` starts: at least ``present_a + o_ab - r_ab - 1``."""
     first = started(v, a, b, d)
-    if first.fixed() and not first.const:
+    if first.is_constant and not first.const:
         return Expr(0.0)
     gone = released(v, a, b, d)
     floor = a.present.copy().add(first).add(gone, -1).add(-1.0)
-    if floor.fixed():
+    if floor.is_constant:
         return Expr(max(0.0, floor.const))
     kappa = v.column("alive", (a.name, b.name, v.p.devices[d]), 0.0, 1.0)
     v.row("alive", (a.name, b.name, v.p.devices[d]), kappa.copy().add(floor, -1), lower=0.0)

@@ -335,7 +335,7 @@ def build_lifetime(ctx, blk, devices) -> None:
     if v.transfer is not None:
         # The consumer waits for its transfer (as ``channels`` says; repeated when it is there).
         for i, j, _ in v.transfer.edges:
-            v.row("arrive", (p.tasks[i], p.tasks[j]), v.start(j).add(tstart(v, i, j, "end"), -1), lower=0.0)
+            v.row("arrive", (p.tasks[i], p.tasks[j]), v.start(j) - tstart(v, i, j, "end"), lower=0.0)
     for d in devices:
         cap, dev = p.device_memory[d], p.devices[d]
         base = resident(v, d)

@@ -59,31 +59,16 @@ duration holds its device for no time, and may sit anywhere.
         order = ctx.family("order")
         x, timing = ctx.family("x"), ctx.family("timing")
         for i, j in order.pairs:
-            y = order.col(i, j)
+            y = order.y(i, j)
             ti, tj = p.tasks[i], p.tasks[j]
             common = _timed_common(p, i, j)
             for first, second, tag in ((i, j, "before"), (j, i, "after")):
                 m = ctx.big_m(first, second)
-                c0, cf, vf = timing.end_terms(first)
-                # start_s - end_f + M*(1 - y or y) + M*(2 - x_fd - x_sd) >= 0
-                head_coefs = [1.0] + [-c for c in cf]
-                head_cols = [timing.start_col(second)] + list(vf)
-                if tag == "before":   # relaxed when y = 0:  + M (1 - y)
-                    y_coef, y_const = -m, m
-                else:                 # relaxed when y = 1:  + M y
-                    y_coef, y_const = m, 0.0
+                # start_s >= end_f - M (1 - y) - M (2 - x_fd - x_sd)   (before; after: M y)
+                apart = timing.start(second) - timing.end(first) + (m * (1 - y) if tag == "before" else m * y)
                 for d in common:
-                    coefs = head_coefs + [y_coef]
-                    cols = head_cols + [y]
-                    const = -c0 + y_const + 2 * m
-                    for k in (first, second):
-                        col = x.col(k, d)
-                        if col is None:
-                            const -= m * x.fixed(k, d)
-                        else:
-                            coefs.append(-m)
-                            cols.append(col)
-                    blk.add("disjunct", (ti, tj, p.devices[d], tag), cols, coefs, lower=-const)
+                    blk.add("disjunct", (ti, tj, p.devices[d], tag),
+                            apart + 2 * m - m * x.x(first, d) - m * x.x(second, d) >= 0)
 
     def _build_device(self, ctx, blk):
         p = ctx.problem
@@ -92,32 +77,23 @@ duration holds its device for no time, and may sit anywhere.
         hd, tl = ctx.device_heads, ctx.device_tails
         slack = bound_slack(ctx.horizon)
         for i, j in order.pairs:
-            y = order.col(i, j)
+            y = order.y(i, j)
             ti, tj = p.tasks[i], p.tasks[j]
             common = _timed_common(p, i, j)
-            for first, second, tag in ((i, j, "before"), (j, i, "after")):
-                s_first, s_second = timing.start_col(first), timing.start_col(second)
-                latest, lowest = ctx.lin.upper[s_first], ctx.lin.lower[s_second]
-                for d in common:
+            # 1 - x[k,d]: the task is elsewhere (made once, for both orders)
+            away = {i: [1 - x.x(i, d) for d in common], j: [1 - x.x(j, d) for d in common]}
+            for first, second, tag, Y in ((i, j, "before", 1 - y), (j, i, "after", y)):
+                gap = timing.start(second) - timing.start(first)
+                latest, lowest = ctx.lin.upper[timing.start_col(first)], ctx.lin.lower[timing.start_col(second)]
+                for d, first_away, second_away in zip(common, away[first], away[second]):
                     duration = p.durations[first][d]
-                    # start_s >= start_f + p[f,d] - M1 Y - M2 (1 - x[f,d]) - M3 (1 - x[s,d])
                     m1 = max(0.0, ctx.horizon - tl[first][d] - hd[second][d]) + slack
                     m2 = max(0.0, latest + duration - lowest)
                     m3 = max(0.0, ctx.horizon - tl[first][d] - lowest) + slack
-                    cols, coefs, rhs = [s_second, s_first, y], [1.0, -1.0, 0.0], duration
-                    if tag == "before":   # Y = 1 - y
-                        coefs[2], rhs = -m1, rhs - m1
-                    else:                 # Y = y
-                        coefs[2] = m1
-                    for k, m in ((first, m2), (second, m3)):
-                        col = x.col(k, d)
-                        if col is None:
-                            rhs -= m * (1 - x.fixed(k, d))
-                        else:
-                            cols.append(col)
-                            coefs.append(-m)
-                            rhs -= m
-                    blk.add("disjunct", (ti, tj, p.devices[d], tag), cols, coefs, lower=rhs)
+                    # start_s - start_f - p_fd + M1 Y + M2 (1 - x_fd) + M3 (1 - x_sd) >= 0, summed in
+                    # place (the hottest rows of a build: no intermediate expression per term)
+                    row = (gap - duration).add(Y, m1).add(first_away, m2).add(second_away, m3)
+                    blk.add("disjunct", (ti, tj, p.devices[d], tag), row >= 0)
 
     def build_cp(self, cp):
         durations = cp.problem.durations

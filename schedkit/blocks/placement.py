@@ -34,17 +34,9 @@ $$x_{i,d} = x_{g,d} \qquad \forall i \in G \setminus \{g\},\ d \in D_i \cup D_g$
             first = members[0]
             for i in members[1:]:
                 for d in sorted(set(p.allowed[i]) | set(p.allowed[first])):
-                    # x[i,d] - x[first,d] = 0, a missing x folded into the right-hand side
-                    cols, coefs, rhs = [], [], 0.0
-                    for k, sign in ((i, 1.0), (first, -1.0)):
-                        col = x.col(k, d)
-                        if col is None:
-                            rhs -= sign * x.fixed(k, d)
-                        else:
-                            cols.append(col)
-                            coefs.append(sign)
-                    if cols:
-                        blk.add("colocate", (p.tasks[i], p.devices[d]), cols, coefs, rhs, rhs)
+                    same = x.x(i, d) - x.x(first, d)
+                    if not same.is_constant:   # (two fixed tasks: nothing to write)
+                        blk.add("colocate", (p.tasks[i], p.devices[d]), same == 0)
 
     def build_cp(self, cp):
         p = cp.problem

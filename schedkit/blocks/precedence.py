@@ -52,18 +52,15 @@ $x_{i,u} + x_{j,v} \le 1$.
         x, timing = ctx.family("x"), ctx.family("timing")
         for i, j, size in p.edges:
             ti, tj = p.tasks[i], p.tasks[j]
-            c0, ci, vi = timing.end_terms(i)
-            # start_j - end_i >= c0
-            base_coefs = [1.0] + [-c for c in ci]
-            base_cols = [timing.start_col(j)] + list(vi)
-            blk.add("delay", (ti, tj, "data"), base_cols, base_coefs, lower=c0)
+            wait = timing.start(j) - timing.end(i)
+            blk.add("delay", (ti, tj, "data"), wait >= 0)
             if not self.communication or size == 0:
                 continue
             Ai, Aj = p.allowed[i], p.allowed[j]
             for u in Ai:
                 for v in Aj:
                     if u != v and not p.linked[u][v]:
-                        _at_most_one(x, blk, (ti, tj, p.devices[u], p.devices[v]), (i, u), (j, v))
+                        _at_most_one(blk, (ti, tj, p.devices[u], p.devices[v]), x.x(i, u) + x.x(j, v))
             for side, mine, other in (("from", Ai, Aj), ("to", Aj, Ai)):
                 for a in mine:
                     cost = {}
@@ -75,19 +72,14 @@ $x_{i,u} + x_{j,v} \le 1$.
                             cost[b] = p.comm_time(size, u, v)
                     if not any(cost.values()):
                         continue
-                    # start_j - end_i - sum_b c x_b - K x_a >= c0 - K   (K = sum of c)
+                    # start_j - end_i >= sum_b c_b x_b - K (1 - x_a), K = sum_b c_b: the terms in
+                    # the order of the template (constant K first, then x_a, then each x_b)
                     k = sum(cost.values())
-                    coefs, cols, rhs = list(base_coefs), list(base_cols), c0 - k
-                    terms = [(i if side == "from" else j, a, k)]
-                    terms += [(j if side == "from" else i, b, c) for b, c in cost.items()]
-                    for task, device, c in terms:
-                        col = x.col(task, device)
-                        if col is None:
-                            rhs += c * x.fixed(task, device)
-                        else:
-                            coefs.append(-c)
-                            cols.append(col)
-                    blk.add("delay", (ti, tj, f"{side}_{p.devices[a]}"), cols, coefs, lower=rhs)
+                    here, there = (i, j) if side == "from" else (j, i)
+                    delay = wait + k - k * x.x(here, a)
+                    for b, c in cost.items():
+                        delay.add(x.x(there, b), -c)
+                    blk.add("delay", (ti, tj, f"{side}_{p.devices[a]}"), delay >= 0)
 
     def build_cp(self, cp):
         p, model = cp.problem, cp.model
@@ -140,18 +132,11 @@ $x_{i,u} + x_{j,v} \le 1$.
         return out
 
 
-def _at_most_one(x, blk, key, first, second) -> None:
+def _at_most_one(blk, key, both) -> None:
     """``x[first] + x[second] <= 1``: the two ends may not sit on devices with no link path."""
-    cols, rhs = [], 1.0
-    for task, device in (first, second):
-        col = x.col(task, device)
-        if col is None:
-            rhs -= x.fixed(task, device)
-        else:
-            cols.append(col)
-    if not cols:
-        if rhs < 0:
+    if both.is_constant:
+        if both.const > 1:
             raise FormulationError(f"edge {key[0]}->{key[1]}: tasks fixed to {key[2]} and {key[3]}, "
                                    f"which no link path joins")
         return
-    blk.add("no_link", key, cols, [1.0] * len(cols), upper=rhs)
+    blk.add("no_link", key, both <= 1)

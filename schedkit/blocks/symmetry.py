@@ -43,6 +43,7 @@ from __future__ import annotations
 from typing import Literal
 
 from schedkit.blocks.base import Block, register_block
+from schedkit.blocks.expr import Expr
 from schedkit.blocks.interchangeable import device_groups, first_difference
 from schedkit.errors import ProblemError
 
@@ -109,39 +110,31 @@ method are relabelled into this order before they are validated or used as a war
         x = ctx.family("x")
         for members in device_groups(p).values():
             for d, e in zip(members, members[1:]):
-                cols, coefs, rhs = [], [], 0.0
+                more = Expr()   # measure(d) - measure(e)
                 # Interchangeable devices: a task may run on d exactly when it may run on e.
                 for i in (i for i in range(len(p.tasks)) if d in p.allowed[i]):
                     w = self.weight(p, i, d)
-                    for device, sign in ((d, w), (e, -w)):
-                        col = x.col(i, device)
-                        if col is None:
-                            rhs -= sign * x.fixed(i, device)
-                        else:
-                            cols.append(col)
-                            coefs.append(sign)
-                if cols:
-                    blk.add("order", (p.devices[d], p.devices[e]), cols, coefs, lower=rhs)
+                    more.add(x.x(i, d), w).add(x.x(i, e), -w)
+                if more.cols:
+                    blk.add("order", (p.devices[d], p.devices[e]), more >= 0)
 
     def _build_batched(self, batch, blk, p) -> None:
         """The order over batch slots: tasks (a task's first slot on the device runs),
         batches (every running slot) or busy time (the slots' batch times)."""
         for members in device_groups(p).values():
             for d, e in zip(members, members[1:]):
-                cols, coefs = [], []
+                more = Expr()   # measure(d) - measure(e)
                 for device, sign in ((d, 1.0), (e, -1.0)):
                     for slot in batch.slots:
                         if slot[1] != device or (self.by == "tasks" and slot[2] > 0):
                             continue
                         if self.by == "busy_time":
-                            for b, col in batch.z[slot].items():
-                                cols.append(col)
-                                coefs.append(sign * p.batches.time(slot[0], device, b))
+                            for b in batch.z[slot]:
+                                more.add(batch.size(slot, b), sign * p.batches.time(slot[0], device, b))
                         else:
-                            cols.append(batch.y[slot])
-                            coefs.append(sign)
-                if cols:
-                    blk.add("order", (p.devices[d], p.devices[e]), cols, coefs, lower=0.0)
+                            more.add(batch.active(slot), sign)
+                if more.cols:
+                    blk.add("order", (p.devices[d], p.devices[e]), more >= 0)
 
     def build_cp(self, cp):
         p = cp.problem

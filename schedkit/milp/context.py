@@ -2,12 +2,14 @@
 
 Blocks never create columns of a shared family themselves; they ask the context
 for the family by name (``ctx.family("x")``), which creates it the first time,
-after the families it requires (:mod:`schedkit.milp.families`). Built-in blocks
-write sparse rows (:class:`RowBlock`) with the families' column indices: the fast
-path, with no Pyomo object made. A user block may instead write Pyomo constraints
-into its own ``pyo.Block`` with the context's Pyomo face (``ctx.x(i, d)``,
-``ctx.start(i)``, ...); its rows are read back into the same sparse model
-(:func:`schedkit.milp.pyomo.add_pyomo_block`).
+after the families it requires (:mod:`schedkit.milp.families`). Every family hands out
+its variables as :class:`~schedkit.blocks.expr.Expr` values (``x.x(i, d)``,
+``timing.end(i)``); built-in blocks write rows as arithmetic on them into a sparse
+row sink (:class:`~schedkit.milp.linear.RowBlock`): the fast path, with no Pyomo object
+made. A user block may instead write Pyomo constraints into its own ``pyo.Block`` with
+the context's Pyomo face (``ctx.x(i, d)``, ``ctx.end(i)``, ...: the same expressions,
+made Pyomo ones by :meth:`ModelContext.pyomo`); its rows are read back into the same
+sparse model (:func:`schedkit.milp.pyomo.add_pyomo_block`).
 
 Columns are named by task and device *names*, so an exported LP file reads
 ``x(attn_gpu0)``, ``start(attn)``, ``no_overlap.disjunct(attn_mlp_gpu0_before)``.
@@ -21,35 +23,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from schedkit.blocks.expr import Expr
 from schedkit.errors import FormulationError
 from schedkit.milp.families import FAMILIES, Family
-from schedkit.milp.linear import INF, LinearModel
+from schedkit.milp.linear import LinearModel, RowBlock
 from schedkit.problem import Problem
 
-
-class RowBlock:
-    """Where one constraint block writes its rows: groups named ``KIND.NAME(key)``.
-
-    Examples
-    --------
-    >>> lin = LinearModel()
-    >>> cols = lin.add_columns("start", [("a",), ("b",)], lower=0, upper=10)
-    >>> RowBlock(lin, "precedence").add("delay", ("a", "b"), [cols[1], cols[0]], [1, -1], lower=2)
-    >>> lin.row_name(0)
-    'precedence.delay(a_b)'
-    """
-
-    def __init__(self, lin: LinearModel, kind: str):
-        self.lin = lin
-        self.kind = kind
-
-    def add(self, name: str, key, cols, coefs, lower: float = -INF, upper: float = INF) -> None:
-        """Add ``lower <= sum(coefs * cols) <= upper`` as row ``KIND.name(key)``."""
-        self.lin.add_row(self.kind, name, key, cols, coefs, lower, upper)
+__all__ = ["ModelContext", "BuiltModel", "RowBlock"]
 
 
-class BuildContext:
-    """The sparse model under construction, its variable families and constants.
+class ModelContext:
+    """The sparse model under construction, its variable families and constants: the one
+    implementation of :class:`schedkit.blocks.BuildContext`, the protocol blocks build against.
 
     Parameters
     ----------
@@ -134,10 +119,13 @@ class BuildContext:
         return max(0.0, self.horizon - self.tails[i] - self.heads[j])
 
     # ------------------------------------------------------------------ Pyomo face
-    def _var(self, col: int):
+    def pyomo(self, expr: Expr):
+        """Pyomo face: ``expr`` as a Pyomo linear expression over the model's variables."""
+        from schedkit.milp.pyomo import linear
+
         if self.pyomo_model is None:
             raise FormulationError("Pyomo variables exist only while a Pyomo block builds")
-        return self.pyomo_vars[col]
+        return linear(expr.const, expr.coefs, [self.pyomo_vars[c] for c in expr.cols])
 
     def x(self, i: int, d: int):
         """Pyomo face: ``x[i, d]`` as a Pyomo linear expression, always.
@@ -146,12 +134,7 @@ class BuildContext:
         the constant 1 (``d`` is its only device) or 0: sums and comparisons need no
         special case. :meth:`x_var` gives the variable itself.
         """
-        from schedkit.milp.pyomo import linear
-
-        col = self.family("x").col(i, d)
-        if col is None:
-            return linear(float(self.family("x").fixed(i, d)), [], [])
-        return linear(0.0, [1.0], [self._var(col)])
+        return self.pyomo(self.family("x").x(i, d))
 
     def x_var(self, i: int, d: int):
         """Pyomo face: the binary of ``(i, d)``, or ``None`` when the assignment is fixed."""
@@ -164,10 +147,7 @@ class BuildContext:
 
     def end(self, i: int):
         """Pyomo face: ``end[i]`` as a Pyomo linear expression."""
-        from schedkit.milp.pyomo import linear
-
-        constant, coefs, cols = self.family("timing").end_terms(i)
-        return linear(constant, coefs, [self._var(c) for c in cols])
+        return self.pyomo(self.family("timing").end(i))
 
     def makespan(self):
         """Pyomo face: the makespan variable."""
@@ -176,6 +156,11 @@ class BuildContext:
     def order(self, i: int, j: int):
         """Pyomo face: the order binary of an unordered pair ``i < j``."""
         return self._var(self.family("order").col(i, j))
+
+    def _var(self, col: int):
+        if self.pyomo_model is None:
+            raise FormulationError("Pyomo variables exist only while a Pyomo block builds")
+        return self.pyomo_vars[col]
 
 
 @dataclass
@@ -191,7 +176,7 @@ class BuiltModel:
         The sparse MILP (what LP/MPS files and the embedded HiGHS receive).
     problem : Problem
     blocks : list of Block
-    context : BuildContext
+    context : ModelContext
     horizon : float
         The big-M horizon used.
     warm : Schedule or None
@@ -205,7 +190,7 @@ class BuiltModel:
     linear: LinearModel
     problem: Problem
     blocks: list
-    context: BuildContext
+    context: ModelContext
     horizon: float
     warm: object = None
     build_seconds: float = 0.0
@@ -218,7 +203,9 @@ class BuiltModel:
         """The Pyomo model (one ``pyo.Block`` per constraint block), made on first use."""
         ctx = self.context
         if ctx.pyomo_model is None:
-            ctx.pyomo_model, ctx.pyomo_vars = self.linear.to_pyomo()
+            from schedkit.milp.pyomo import to_pyomo
+
+            ctx.pyomo_model, ctx.pyomo_vars = to_pyomo(self.linear)
         return ctx.pyomo_model
 
     @property

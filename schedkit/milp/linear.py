@@ -1,11 +1,12 @@
 """The sparse MILP every formulation builds into: named column families and row groups.
 
-Blocks add rows as ``(columns, coefficients, lower, upper)`` to a group of their own
-(``precedence.delay``, ``no_overlap.disjunct``); the build context owns the shared
+Blocks add rows, comparisons of :class:`~schedkit.blocks.expr.Expr` values, through a
+:class:`RowBlock` to a group of their own (``precedence.delay``,
+``no_overlap.disjunct``), which stores them as columns and coefficients; the build context owns the shared
 column families (``x``, ``start``, ``end``, ``order``, ``makespan``). From this one
 store come the LP and MPS files (:mod:`schedkit.milp.lpfile`), the embedded HiGHS solve
 (arrays passed to highspy) and, only when asked for, a Pyomo model with one
-``pyo.Block`` per constraint block (:meth:`LinearModel.to_pyomo`).
+``pyo.Block`` per constraint block (:func:`schedkit.milp.pyomo.to_pyomo`).
 
 Python lists rather than Pyomo components keep a build of ~30k rows well under a
 second: a Pyomo constraint costs tens of microseconds to construct and as much to write.
@@ -27,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from schedkit.blocks.expr import Expr, Row
 from schedkit.errors import FormulationError
 
 INF = math.inf
@@ -121,18 +123,11 @@ class LinearModel:
         """Add ``lower <= sum(coefs * x[cols]) <= upper`` as row ``block.name(key)``."""
         if len(cols) != len(coefs):
             raise FormulationError(f"row {block}.{name}: {len(cols)} columns but {len(coefs)} coefficients")
-        group = self.row_groups.get((block, name))
-        if group is None:
-            group = self.row_groups[block, name] = Group(block, name)
-        self._row_owner.append((group, len(group.keys)))
-        group.keys.append(_as_key(key))
-        group.indices.append(self.num_rows)
-        self.row_lower.append(float(lower))
-        self.row_upper.append(float(upper))
-        self.row_index.extend(cols)
-        self.row_value.extend(coefs)
-        self.row_start.append(len(self.row_index))
-        self._names = None
+        RowBlock(self, block).add(name, key, Expr(0.0, cols, coefs), lower=lower, upper=upper)
+
+    def rows(self, kind: str | None) -> RowBlock:
+        """A row sink for the block ``kind`` (``None``: a family's defining rows)."""
+        return RowBlock(self, kind)
 
     def row(self, r: int) -> tuple[list[int], list[float]]:
         """Columns and coefficients of row ``r``."""
@@ -244,57 +239,81 @@ class LinearModel:
                 out.append(self.row_name(r))
         return out
 
-    # ------------------------------------------------------------------ Pyomo
-    def to_pyomo(self):
-        """A Pyomo model of the same MILP: one ``pyo.Block`` per constraint block.
 
-        Returns
-        -------
-        (pyomo.environ.ConcreteModel, list)
-            The model and its variable of every column, in column order.
+class RowBlock:
+    """Where one constraint block writes its rows: groups named ``KIND.NAME(key)``.
+
+    Examples
+    --------
+    >>> lin = LinearModel()
+    >>> start = [Expr.term(c) for c in lin.add_columns("start", [("a",), ("b",)], lower=0, upper=10)]
+    >>> rows = RowBlock(lin, "precedence")
+    >>> rows.add("delay", ("a", "b"), start[1] >= start[0] + 2)
+    >>> rows.add("late", ("b",), start[1] - 1, upper=6)       # a bare expression: its sides
+    >>> lin.row_name(0), lin.row(0), lin.row_lower[0], lin.row_upper[1]
+    ('precedence.delay(a_b)', ([1, 0], [1.0, -1.0]), 2.0, 7.0)
+    """
+
+    __slots__ = ("lin", "kind", "_groups")
+
+    def __init__(self, lin: LinearModel, kind: str | None):
+        self.lin = lin
+        self.kind = kind
+        self._groups: dict[str, Group] = {}
+
+    def add(self, name: str, key, row, *before, lower: float = -INF, upper: float = INF) -> None:
+        """Add ``lower <= row <= upper`` as row ``KIND.name(key)``.
+
+        ``row`` is a :class:`~schedkit.blocks.expr.Row` (a comparison, which carries its
+        sides) or an :class:`~schedkit.blocks.expr.Expr` with ``lower`` and ``upper``, from
+        which its constant is taken. A column met twice in it is summed once. The form of
+        the blocks before ``Expr``, ``add(name, key, cols, coefs, lower, upper)``, still works.
         """
-        import pyomo.environ as pyo
-        from pyomo.core.expr.numeric_expr import LinearExpression
+        if type(row) is Row:
+            expr, lower, upper = row
+        elif isinstance(row, Expr):
+            expr = row
+            if expr.const:
+                lower, upper = lower - expr.const, upper - expr.const
+        else:
+            expr, lower, upper = _columns_form(row, before, lower, upper)
+        cols = expr.cols
+        if len(cols) > 1 and len(set(cols)) != len(cols):
+            expr = expr.merged()
+            cols = expr.cols
+        # The row appended to the model's arrays here, not through a second call: this is
+        # the hot path of every build (one group per row name, kept by the sink).
+        lin = self.lin
+        group = self._groups.get(name)
+        if group is None:
+            group = self._groups[name] = lin.row_groups.get((self.kind, name))
+            if group is None:
+                group = self._groups[name] = lin.row_groups[self.kind, name] = Group(self.kind, name)
+        keys = group.keys
+        lin._row_owner.append((group, len(keys)))
+        keys.append(key if type(key) is tuple else _as_key(key))
+        group.indices.append(len(lin.row_lower))
+        lin.row_lower.append(float(lower))
+        lin.row_upper.append(float(upper))
+        index = lin.row_index
+        index += cols
+        lin.row_value += expr.coefs
+        lin.row_start.append(len(index))
+        lin._names = None
 
-        model = pyo.ConcreteModel(name=self.name)
-        variables: list = [None] * self.num_cols
-        for group in self.col_groups.values():
-            owner = _owner(model, group.block)
-            index = group.indices
-            domain = pyo.Binary if all(self.integer[c] and self.lower[c] >= 0 and self.upper[c] <= 1
-                                       for c in index) else None
-            if group.keys == [()]:
-                var = pyo.Var(bounds=_bounds(self, index[0]),
-                              domain=domain or _domain(self, index[0]))
-                owner.add_component(group.name, var)
-                variables[index[0]] = var
-                continue
-            keys = [_pyomo_key(k) for k in group.keys]
-            position = dict(zip(keys, index))
-            var = pyo.Var(keys, dense=True, bounds=lambda m, *k: _bounds(self, position[_pyomo_key(k)]),
-                          domain=domain or (lambda m, *k: _domain(self, position[_pyomo_key(k)])))
-            owner.add_component(group.name, var)
-            for key, col in position.items():
-                variables[col] = var[key]
-        for group in self.row_groups.values():
-            owner = _owner(model, group.block)
-            keys = [_pyomo_key(k) for k in group.keys]
-            rows = dict(zip(keys, group.indices))
 
-            def rule(m, *key, rows=rows):
-                r = rows[_pyomo_key(key)]
-                cols, coefs = self.row(r)
-                expr = LinearExpression(constant=0.0, linear_coefs=list(coefs),
-                                        linear_vars=[variables[c] for c in cols])
-                return (_finite_or_none(self.row_lower[r]), expr, _finite_or_none(self.row_upper[r]))
-
-            if group.keys == [()]:
-                owner.add_component(group.name, pyo.Constraint(rule=lambda m, rule=rule: rule(m)))
-            else:
-                owner.add_component(group.name, pyo.Constraint(keys, rule=rule))
-        model.objective = pyo.Objective(
-            expr=sum(coef * variables[c] for c, coef in self.objective.items()), sense=pyo.minimize)
-        return model, variables
+def _columns_form(cols, before: tuple, lower: float, upper: float) -> tuple[Expr, float, float]:
+    """``(cols, coefs[, lower[, upper]])`` as given to ``add`` before rows were expressions."""
+    if not before:
+        raise FormulationError("a row is an Expr or a comparison of Exprs; columns need coefficients")
+    coefs, *sides = before
+    if sides:
+        lower = sides[0]
+    if len(sides) > 1:
+        upper = sides[1]
+    if len(cols) != len(coefs):
+        raise FormulationError(f"a row with {len(cols)} columns but {len(coefs)} coefficients")
+    return Expr(0.0, cols, coefs), lower, upper
 
 
 def _as_key(key) -> tuple:
@@ -322,33 +341,3 @@ def _unique(name: str, taken: set[str]) -> str:
         candidate = f"{name}_{n}"
     taken.add(candidate)
     return candidate
-
-
-def _pyomo_key(key: tuple):
-    return key[0] if len(key) == 1 else tuple(key)
-
-
-def _owner(model, block: str | None):
-    import pyomo.environ as pyo
-
-    if block is None:
-        return model
-    owner = model.component(block)
-    if owner is None:
-        owner = pyo.Block(concrete=True)
-        model.add_component(block, owner)
-    return owner
-
-
-def _finite_or_none(value: float):
-    return value if math.isfinite(value) else None
-
-
-def _bounds(lin: LinearModel, col: int):
-    return (_finite_or_none(lin.lower[col]), _finite_or_none(lin.upper[col]))
-
-
-def _domain(lin: LinearModel, col: int):
-    import pyomo.environ as pyo
-
-    return pyo.Integers if lin.integer[col] else pyo.Reals

@@ -86,9 +86,9 @@ def improve(built: BuiltModel, schedule: Schedule, seconds: float, *, free: int 
         for i in flexible:
             mine = p.device_index[where[p.tasks[i]]]
             for d in p.allowed[i]:
-                col = x.col(i, d)
                 value = 1.0 if d == mine else 0.0
-                h.changeColBounds(col, 0.0 if i in released else value, 1.0 if i in released else value)
+                for col in x.x(i, d).cols:   # (i has a choice: x is its column)
+                    h.changeColBounds(col, 0.0 if i in released else value, 1.0 if i in released else value)
         set_start(h, warm_values(built, best))
         h.setOptionValue("time_limit", min(round_seconds, left))
         h.run()

@@ -10,8 +10,10 @@ solver and file writer receives.
 
 from __future__ import annotations
 
+import math
+
 from schedkit.errors import FormulationError
-from schedkit.milp.linear import INF
+from schedkit.milp.linear import INF, LinearModel
 
 
 def linear(constant: float, coefs: list[float], vars_: list):
@@ -32,7 +34,7 @@ def add_pyomo_block(ctx, block) -> None:
     from pyomo.repn.standard_repn import generate_standard_repn
 
     if ctx.pyomo_model is None:
-        ctx.pyomo_model, ctx.pyomo_vars = ctx.lin.to_pyomo()
+        ctx.pyomo_model, ctx.pyomo_vars = to_pyomo(ctx.lin)
     blk = pyo.Block(concrete=True)
     ctx.pyomo_model.add_component(block.kind, blk)
     block.build(ctx, blk)
@@ -61,3 +63,88 @@ def add_pyomo_block(ctx, block) -> None:
         name = con.parent_component().getname(relative_to=blk)
         ctx.lin.add_row(block.kind, name, key, [column[id(v)] for v in repn.linear_vars],
                         [float(a) for a in repn.linear_coefs], lower, upper)
+
+
+def to_pyomo(lin: LinearModel):
+    """A Pyomo model of the sparse model ``lin``: one ``pyo.Block`` per constraint block.
+
+    Variables and constraints are built by rules over each group's keys, so the model is
+    only made when asked for (a Pyomo solver, a user block written with Pyomo).
+
+    Returns
+    -------
+    (pyomo.environ.ConcreteModel, list)
+        The model and its variable of every column, in column order.
+    """
+    import pyomo.environ as pyo
+    from pyomo.core.expr.numeric_expr import LinearExpression
+
+    model = pyo.ConcreteModel(name=lin.name)
+    variables: list = [None] * lin.num_cols
+    for group in lin.col_groups.values():
+        owner = _owner(model, group.block)
+        index = group.indices
+        domain = pyo.Binary if all(lin.integer[c] and lin.lower[c] >= 0 and lin.upper[c] <= 1
+                                   for c in index) else None
+        if group.keys == [()]:
+            var = pyo.Var(bounds=_bounds(lin, index[0]),
+                          domain=domain or _domain(lin, index[0]))
+            owner.add_component(group.name, var)
+            variables[index[0]] = var
+            continue
+        keys = [_pyomo_key(k) for k in group.keys]
+        position = dict(zip(keys, index))
+        var = pyo.Var(keys, dense=True, bounds=lambda m, *k: _bounds(lin, position[_pyomo_key(k)]),
+                      domain=domain or (lambda m, *k: _domain(lin, position[_pyomo_key(k)])))
+        owner.add_component(group.name, var)
+        for key, col in position.items():
+            variables[col] = var[key]
+    for group in lin.row_groups.values():
+        owner = _owner(model, group.block)
+        keys = [_pyomo_key(k) for k in group.keys]
+        rows = dict(zip(keys, group.indices))
+
+        def rule(m, *key, rows=rows):
+            r = rows[_pyomo_key(key)]
+            cols, coefs = lin.row(r)
+            expr = LinearExpression(constant=0.0, linear_coefs=list(coefs),
+                                    linear_vars=[variables[c] for c in cols])
+            return (_finite_or_none(lin.row_lower[r]), expr, _finite_or_none(lin.row_upper[r]))
+
+        if group.keys == [()]:
+            owner.add_component(group.name, pyo.Constraint(rule=lambda m, rule=rule: rule(m)))
+        else:
+            owner.add_component(group.name, pyo.Constraint(keys, rule=rule))
+    model.objective = pyo.Objective(
+        expr=sum(coef * variables[c] for c, coef in lin.objective.items()), sense=pyo.minimize)
+    return model, variables
+
+
+def _pyomo_key(key: tuple):
+    return key[0] if len(key) == 1 else tuple(key)
+
+
+def _owner(model, block: str | None):
+    import pyomo.environ as pyo
+
+    if block is None:
+        return model
+    owner = model.component(block)
+    if owner is None:
+        owner = pyo.Block(concrete=True)
+        model.add_component(block, owner)
+    return owner
+
+
+def _finite_or_none(value: float):
+    return value if math.isfinite(value) else None
+
+
+def _bounds(lin: LinearModel, col: int):
+    return (_finite_or_none(lin.lower[col]), _finite_or_none(lin.upper[col]))
+
+
+def _domain(lin: LinearModel, col: int):
+    import pyomo.environ as pyo
+
+    return pyo.Integers if lin.integer[col] else pyo.Reals

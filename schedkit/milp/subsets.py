@@ -123,7 +123,7 @@ def subset_model(built: BuiltModel, tasks) -> tuple[LinearModel, dict[int, int]]
     chosen = set(tasks)
     keep = [ctx.family("makespan").col]
     for i in sorted(chosen):
-        keep += [c for c in (x.col(i, d) for d in p.allowed[i]) if c is not None]
+        keep += [c for d in p.allowed[i] for c in x.x(i, d).cols]
         keep.append(timing.start_col(i))
         if timing.end_col(i) is not None:
             keep.append(timing.end_col(i))
@@ -140,6 +140,7 @@ def _add_distance_rows(built: BuiltModel, tasks: list[int], sub: LinearModel, wh
     """``start_j - end_i >= L_ij`` for ``i`` before ``j`` in ``tasks`` with tasks between them."""
     p = built.problem
     timing = built.context.family("timing")
+    rows = sub.rows("subset")
     order = p.topological_order
     position = {i: k for k, i in enumerate(order)}
     chosen = set(tasks)
@@ -153,12 +154,10 @@ def _add_distance_rows(built: BuiltModel, tasks: list[int], sub: LinearModel, wh
             for w, _ in p.succs[v]:
                 if after.get(w, -1.0) < gap:
                     after[w] = gap
-        constant, coefs, cols = timing.end_terms(i)
+        end = timing.end(i)
         for j, length in after.items():
             if j in chosen and j != i and length > 0:
-                sub.add_row("subset", "distance", (p.tasks[i], p.tasks[j]),
-                            [where[timing.start_col(j)]] + [where[c] for c in cols], [1.0] + [-c for c in coefs],
-                            lower=constant + length)
+                rows.add("distance", (p.tasks[i], p.tasks[j]), (timing.start(j) - end).renumbered(where) >= length)
 
 
 def subset_bounds(built: BuiltModel, schedule: Schedule, shared, deadline: float | None = None,

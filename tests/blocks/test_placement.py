@@ -27,7 +27,7 @@ def test_split_collocation_group_is_reported():
 
 def test_golden_solution_keeps_the_group_together():
     from schedkit import Formulation
-    from schedkit.milp.context import BuildContext  # noqa: F401  (kernel import sanity)
+    from schedkit.milp.context import ModelContext  # noqa: F401  (kernel import sanity)
 
     f = Formulation.from_data({"blocks": ["assignment", "placement", "precedence", "no_overlap", "memory"]})
     from schedkit.milp import Milp

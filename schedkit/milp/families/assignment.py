@@ -1,13 +1,14 @@
 """Family ``x``: the assignment binaries ``x[i,d]``, task ``i`` runs on device ``d``.
 
 Only tasks with more than one allowed device get columns; a fixed task's
-assignment is the constant 1 on its device (:meth:`AssignmentFamily.fixed`).
+assignment is the constant 1 on its device, and :meth:`AssignmentFamily.x` folds it in.
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
+from schedkit.blocks.expr import Expr
 from schedkit.milp.families.base import Draft, Family, register_family
 
 
@@ -24,14 +25,20 @@ class AssignmentFamily(Family):
         cols = self.ctx.lin.add_columns("x", [(p.tasks[i], p.devices[d]) for i, d in pairs], 0, 1,
                                         integer=True)
         self.cols = dict(zip(pairs, cols))
+        # Every x[i, d] as an expression, made once: the rows of a large build ask for them
+        # hundreds of thousands of times (frozen, so that no row changes another's).
+        self._x = {pair: Expr.term(col).frozen() for pair, col in self.cols.items()}
+        one = Expr(1.0).frozen()
+        self._x.update(((i, a[0]), one) for i, a in enumerate(p.allowed) if len(a) == 1)
+        self._zero = Expr(0.0).frozen()
+
+    def x(self, i: int, d: int) -> Expr:
+        """``x[i, d]``: the binary, or the constant 1 or 0 when task ``i`` has one device."""
+        return self._x.get((i, d), self._zero)
 
     def col(self, i: int, d: int) -> int | None:
-        """Column of ``x[i, d]``, or ``None`` when the assignment is fixed (see :meth:`fixed`)."""
+        """Column of ``x[i, d]``, or ``None`` when the assignment is fixed (:meth:`x` folds it in)."""
         return self.cols.get((i, d))
-
-    def fixed(self, i: int, d: int) -> int:
-        """The constant 0 or 1 of an assignment with no column."""
-        return 1 if d in self.ctx.problem.allowed[i] else 0
 
     def warm(self, schedule, values: list) -> None:
         p = self.ctx.problem

@@ -30,16 +30,28 @@ A family of one column per device, the device's busy time, defined by a user blo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Sequence
 
+from schedkit.blocks.context import BuildContext
 from schedkit.errors import FormulationError
 from schedkit.registry import Registry
 
 if TYPE_CHECKING:  # pragma: no cover
-    from schedkit.milp.context import BuildContext
+    from schedkit.milp.linear import LinearModel
     from schedkit.schedule import Schedule
 
 FAMILIES = Registry("variable family", group="schedkit.families", error=FormulationError)
+
+
+class FamilyContext(BuildContext, Protocol):
+    """What a family sees of the build: a block's context, with the whole sparse model.
+
+    Declared here rather than imported from :mod:`schedkit.milp.context`, which imports the
+    families: the families depend on this protocol, the context implements it.
+    """
+
+    lin: LinearModel
+    lower_bound: float
 
 
 @dataclass
@@ -81,7 +93,7 @@ class Family:
     defined_by: ClassVar[str | None] = None
     template: ClassVar[str] = ""
 
-    def __init__(self, ctx: BuildContext):
+    def __init__(self, ctx: FamilyContext):
         self.ctx = ctx
 
     def create(self) -> None:

@@ -18,6 +18,7 @@ start), in ``draft.extras["batches"]``.
 
 from __future__ import annotations
 
+from schedkit.blocks.expr import Expr
 from schedkit.milp.families.base import Family, register_family
 from schedkit.numerics import BOUND_SLACK
 
@@ -45,6 +46,7 @@ $s_{idk} \in [0, H]$ and the end $e_{idk} = s_{idk} + \sum_b t_{idb}\, z_{idkb}$
         self.H = H
         self.col = lin.add_columns("makespan", [()], p.batches.lower_bound(p), H)[0]
         self.y, self.z, self.a, self.s, self.pairs = {}, {}, {}, {}, {}
+        rows = lin.rows(None)
         for i, name in enumerate(p.tasks):
             for d in p.allowed[i]:
                 if not sizes[i][d]:
@@ -60,13 +62,41 @@ $s_{idk} \in [0, H]$ and the end $e_{idk} = s_{idk} + \sum_b t_{idb}\, z_{idkb}$
                         "batch_size", [(*key, b) for b in sizes[i][d]], 0.0, 1.0, integer=True)))
                     self.a[slot] = lin.add_columns("holds", [(*key, l) for l in range(L)], 0.0, 1.0, integer=True)
                     self.s[slot] = lin.add_columns("batch_start", [key], 0.0, H)[0]
-                    sizes_cols = list(self.z[slot].values())
-                    lin.add_row(None, "batch_size_def", key, sizes_cols + [self.y[slot]],
-                                [1.0] * len(sizes_cols) + [-1.0], 0.0, 0.0)
-                    lin.add_row(None, "batch_inputs_def", key, self.a[slot] + sizes_cols,
-                                [1.0] * L + [-float(b) for b in self.z[slot]], 0.0, 0.0)
+                    chosen = Expr(0.0, list(self.z[slot].values()), [1.0] * len(self.z[slot]))
+                    rows.add("batch_size_def", key, chosen - self.active(slot) == 0)
+                    held = Expr(0.0, self.a[slot], [1.0] * L)
+                    size = Expr(0.0, list(self.z[slot].values()), [float(b) for b in self.z[slot]])
+                    rows.add("batch_inputs_def", key, held - size == 0)
 
-    def order(self, first, second) -> int:
+    # ------------------------------------------------------------------ expressions
+    def makespan(self) -> Expr:
+        """The makespan of the workload."""
+        return Expr.term(self.col)
+
+    def active(self, slot) -> Expr:
+        """``y``: the slot runs a batch."""
+        return Expr.term(self.y[slot])
+
+    def size(self, slot, b: int) -> Expr:
+        """``z``: the slot's batch has size ``b``."""
+        return Expr.term(self.z[slot][b])
+
+    def holds(self, slot, l: int) -> Expr:
+        """``a``: the slot holds input ``l``."""
+        return Expr.term(self.a[slot][l])
+
+    def start(self, slot) -> Expr:
+        """The slot's start."""
+        return Expr.term(self.s[slot])
+
+    def end(self, slot) -> Expr:
+        """The slot's end ``s + sum_b t_b z_b``."""
+        i, d, _ = slot
+        times = self.ctx.problem.batches
+        return Expr(0.0, [self.s[slot], *self.z[slot].values()],
+                    [1.0] + [times.time(i, d, b) for b in self.z[slot]])
+
+    def order(self, first, second) -> Expr:
         """The binary "slot ``first`` runs before slot ``second``" (made on first use)."""
         col = self.pairs.get((first, second))
         if col is None:
@@ -74,17 +104,7 @@ $s_{idk} \in [0, H]$ and the end $e_{idk} = s_{idk} + \sum_b t_{idb}\, z_{idkb}$
             key = tuple(x for slot in (first, second) for x in (p.tasks[slot[0]], p.devices[slot[1]], slot[2]))
             col = self.pairs[first, second] = self.ctx.lin.add_columns("batch_order", [key], 0.0, 1.0,
                                                                         integer=True)[0]
-        return col
-
-    def end_terms(self, slot) -> tuple[list[int], list[float]]:
-        """Columns and coefficients of the slot's end ``s + sum_b t_b z_b``."""
-        i, d, _ = slot
-        times = self.ctx.problem.batches
-        cols, coefs = [self.s[slot]], [1.0]
-        for b, col in self.z[slot].items():
-            cols.append(col)
-            coefs.append(times.time(i, d, b))
-        return cols, coefs
+        return Expr.term(col)
 
     def warm(self, schedule, values: list) -> None:
         p = self.ctx.problem

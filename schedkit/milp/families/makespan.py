@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from schedkit.blocks.expr import Expr
 from schedkit.milp.families.base import Family, register_family
 from schedkit.numerics import BOUND_SLACK
 
@@ -28,18 +29,17 @@ every block."""
                         for i in range(len(p.tasks))))
         self.col = ctx.lin.add_columns("makespan", [()], lower, ctx.horizon * (1 + BOUND_SLACK))[0]
         timing = ctx.family("timing")
+        rows, C = ctx.lin.rows(None), Expr.term(self.col)
         for i, t in enumerate(p.tasks):
-            constant, coefs, cols = timing.end_terms(i)
-            # makespan - end_i - sum_d tail[i,d] x[i,d] >= constant
-            row_cols, row_coefs = [self.col] + cols, [1.0] + [-c for c in coefs]
-            if len(p.allowed[i]) == 1:
-                constant += tl[i][p.allowed[i][0]]
-            else:
-                for d in p.allowed[i]:
-                    if tl[i][d]:
-                        row_cols.append(x.col(i, d))
-                        row_coefs.append(-tl[i][d])
-            ctx.lin.add_row(None, "makespan_def", (t,), row_cols, row_coefs, lower=constant)
+            tail = Expr()
+            for d in p.allowed[i]:
+                if tl[i][d]:
+                    tail.add(x.x(i, d), tl[i][d])
+            rows.add("makespan_def", (t,), C - timing.end(i) - tail >= 0)
+
+    def expr(self) -> Expr:
+        """The makespan."""
+        return Expr.term(self.col)
 
     def warm(self, schedule, values: list) -> None:
         values[self.col] = schedule.makespan

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from schedkit.blocks.expr import Expr
 from schedkit.milp.families.base import Draft, Family, register_family
 from schedkit.numerics import bound_slack
 
@@ -41,22 +42,33 @@ $i$ on device $d$ (the least work and transfer time before it starts there)."""
             [min(hd[i][d] + p.durations[i][d] for d in p.allowed[i]) for i in flexible],
             [ctx.horizon - min(tl[i].values()) + slack for i in flexible])
         self.ends = dict(zip(flexible, ends))
-        self._end_terms = []
+        rows = ctx.lin.rows(None)
+        # start and end of every task, made once and frozen (see AssignmentFamily)
+        self._start = [Expr.term(c).frozen() for c in self.starts]
+        self._end: list[Expr] = []
         for i in tasks:
+            start = self._start[i]
             if i not in self.ends:
-                self._end_terms.append((p.durations[i][p.allowed[i][0]], [1.0], [self.starts[i]]))
+                self._end.append(Expr(p.durations[i][p.allowed[i][0]], [self.starts[i]], [1.0]).frozen())
                 continue
-            cols, coefs = [self.ends[i], self.starts[i]], [1.0, -1.0]
+            end = Expr.term(self.ends[i]).frozen()
+            work = Expr()
             for d, duration in p.durations[i].items():
                 if duration:
-                    cols.append(x.col(i, d))
-                    coefs.append(-duration)
-            ctx.lin.add_row(None, "end_def", (p.tasks[i],), cols, coefs, 0.0, 0.0)
-            self._end_terms.append((0.0, [1.0], [self.ends[i]]))
+                    work.add(x.x(i, d), duration)
+            rows.add("end_def", (p.tasks[i],), end - start - work == 0)
+            self._end.append(end)
             if max(hd[i].values()) > lower[i]:
-                ctx.lin.add_row(None, "start_head", (p.tasks[i],),
-                                [self.starts[i]] + [x.col(i, d) for d in p.allowed[i]],
-                                [1.0] + [-hd[i][d] for d in p.allowed[i]], lower=0.0)
+                head = sum((hd[i][d] * x.x(i, d) for d in p.allowed[i]), Expr())
+                rows.add("start_head", (p.tasks[i],), start - head >= 0)
+
+    def start(self, i: int) -> Expr:
+        """The start of task ``i``."""
+        return self._start[i]
+
+    def end(self, i: int) -> Expr:
+        """The end of task ``i``: its ``end`` column, or start plus its one duration."""
+        return self._end[i]
 
     def start_col(self, i: int) -> int:
         """Column of the start time of task ``i``."""
@@ -65,10 +77,6 @@ $i$ on device $d$ (the least work and transfer time before it starts there)."""
     def end_col(self, i: int) -> int | None:
         """Column of ``end[i]``, or ``None`` for a task with one device (its end is start + p)."""
         return self.ends.get(i)
-
-    def end_terms(self, i: int) -> tuple[float, list[float], list[int]]:
-        """``end[i]`` as ``(constant, coefficients, columns)``."""
-        return self._end_terms[i]
 
     def warm(self, schedule, values: list) -> None:
         p = self.ctx.problem

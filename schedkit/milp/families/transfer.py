@@ -24,7 +24,7 @@ Examples
 >>> tr = built.context.family("transfer")
 >>> [(p.tasks[i], p.tasks[j]) for i, j, _ in tr.edges][:2]
 [('embed', 'attn'), ('embed', 'mlp')]
->>> built.linear.column_name(tr.start_col(0)), built.linear.column_name(tr.end_col(0))
+>>> built.linear.column_name(tr.start(0).cols[0]), built.linear.column_name(tr.end(0).cols[0])
 ('tstart(embed_attn)', 'tend(embed_attn)')
 """
 
@@ -32,11 +32,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from schedkit.blocks.expr import Expr
 from schedkit.milp.families.base import Draft, Family, register_family
 from schedkit.numerics import bound_slack
-
-#: A linear expression: ``(constant, columns, coefficients)``.
-Terms = tuple[float, list[int], list[float]]
 
 
 @register_family("transfer")
@@ -83,55 +81,51 @@ $e^{tr}_{ij} \le H - \min_v (q_{j,v} + p_{j,v})$."""
         cols = ctx.lin.add_columns("presence", [(*keys[k], p.devices[u], p.devices[v]) for k, u, v in wanted],
                                    0, 1)
         self.w = dict(zip(wanted, cols))
+        rows = ctx.lin.rows(None)
         for (k, u, v), col in self.w.items():
             i, j, _ = self.edges[k]
-            # w - x[i,u] - x[j,v] >= -1
-            ctx.lin.add_row(None, "presence_def", (*keys[k], p.devices[u], p.devices[v]),
-                            [col, x.col(i, u), x.col(j, v)], [1.0, -1.0, -1.0], lower=-1.0)
+            rows.add("presence_def", (*keys[k], p.devices[u], p.devices[v]),
+                     Expr.term(col) >= x.x(i, u) + x.x(j, v) - 1)
         for k, (i, j, _) in enumerate(self.edges):
-            c0, coefs, ends = timing.end_terms(i)
-            # tstart - end_i >= c0
-            ctx.lin.add_row(None, "transfer_leave", keys[k], [self.starts[k]] + list(ends),
-                            [1.0] + [-c for c in coefs], lower=c0)
-            # tend - tstart - sum c_uv presence_uv >= constant part
-            cols, vals, rhs = [self.ends[k], self.starts[k]], [1.0, -1.0], 0.0
+            begin, end = self.start(k), self.end(k)
+            rows.add("transfer_leave", keys[k], begin - timing.end(i) >= 0)
+            moving = Expr()
             for u, v, time in self.pairs[k]:
-                const, pcols, pcoefs = self.presence(k, u, v)
-                rhs += time * const
-                cols += pcols
-                vals += [-time * a for a in pcoefs]
-            ctx.lin.add_row(None, "transfer_def", keys[k], cols, vals, lower=rhs)
+                moving.add(self.presence(k, u, v), time)
+            rows.add("transfer_def", keys[k], end - begin - moving >= 0)
         #: Order binaries of transfer pairs (see :meth:`add_orders`), ``(k, l) -> column``.
         self.orders: dict[tuple[int, int], int] = {}
 
-    # ------------------------------------------------------------------ columns and terms
+    # ------------------------------------------------------------------ expressions
+    def start(self, k: int) -> Expr:
+        """The start of transfer ``k`` (the edge ``self.edges[k]``)."""
+        return Expr.term(self.starts[k])
+
+    def end(self, k: int) -> Expr:
+        """The end of transfer ``k``."""
+        return Expr.term(self.ends[k])
+
     def start_col(self, k: int) -> int:
-        """Column of the start of transfer ``k`` (the edge ``self.edges[k]``)."""
+        """Column of the start of transfer ``k``."""
         return self.starts[k]
 
     def end_col(self, k: int) -> int:
         """Column of the end of transfer ``k``."""
         return self.ends[k]
 
-    def _x(self, task: int, device: int) -> Terms:
-        x = self.ctx.family("x")
-        col = x.col(task, device)
-        if col is None:
-            return float(x.fixed(task, device)), [], []
-        return 0.0, [col], [1.0]
-
-    def presence(self, k: int, u: int, v: int) -> Terms:
+    def presence(self, k: int, u: int, v: int) -> Expr:
         """Whether transfer ``k`` goes from ``u`` to ``v``: exact on binary ``x`` (a presence
         column, or the one ``x`` left when the other end is fixed, or a constant)."""
-        i, j, _ = self.edges[k]
         col = self.w.get((k, u, v))
         if col is not None:
-            return 0.0, [col], [1.0]
-        a, b = self._x(i, u), self._x(j, v)
+            return Expr.term(col)
+        i, j, _ = self.edges[k]
+        x = self.ctx.family("x")
+        a, b = x.x(i, u), x.x(j, v)
         # One end is fixed: x_iu * x_jv is the other end's x (or 0).
-        return a[0] * b[0], a[1] + b[1], a[2] + b[2]
+        return Expr(a.const * b.const, a.cols + b.cols, a.coefs + b.coefs)
 
-    def usage(self, k: int, held: set[tuple[int, int]]) -> Terms:
+    def usage(self, k: int, held: set[tuple[int, int]]) -> Expr:
         """Whether transfer ``k`` holds a resource that the device pairs ``held`` (among its
         moving pairs) hold: 1 when it does, at most 0 when it does not, on binary ``x``.
 
@@ -142,6 +136,7 @@ $e^{tr}_{ij} \le H - \min_v (q_{j,v} + p_{j,v})$."""
         """
         i, j, _ = self.edges[k]
         p = self.ctx.problem
+        x = self.ctx.family("x")
         us = {u for u, _ in held}
         vs = {v for _, v in held}
         if len(held) == len(us) * len(vs):  # held is the rectangle us x vs
@@ -150,13 +145,19 @@ $e^{tr}_{ij} \le H - \min_v (q_{j,v} + p_{j,v})$."""
                        (0.0, [(j, v, 1.0) for v in vs] + [(i, u, -1.0) for u in p.allowed[i] if u not in us])]
             best = None
             for const, terms in choices:
-                expr = _sum(const, [(self._x(t, d), a) for t, d, a in terms])
-                if best is None or len(expr[1]) < len(best[1]):
+                expr = Expr(const)
+                for t, d, a in terms:
+                    expr.add(x.x(t, d), a)
+                expr = expr.merged(drop_zeros=True)
+                if best is None or len(expr.cols) < len(best.cols):
                     best = expr
             return best
-        return _sum(0.0, [(self.presence(k, u, v), 1.0) for u, v in sorted(held)])
+        total = Expr()
+        for u, v in sorted(held):
+            total.add(self.presence(k, u, v))
+        return total.merged(drop_zeros=True)
 
-    def add_orders(self, pairs: Sequence[tuple[int, int]]) -> list[int]:
+    def add_orders(self, pairs: Sequence[tuple[int, int]]) -> list[Expr]:
         """Order binaries for transfer pairs ``(k, l)``, ``k < l``: 1 when ``k`` goes first."""
         p = self.ctx.problem
         keys = []
@@ -165,7 +166,7 @@ $e^{tr}_{ij} \le H - \min_v (q_{j,v} + p_{j,v})$."""
             keys.append((p.tasks[i], p.tasks[j], p.tasks[a], p.tasks[b]))
         cols = self.ctx.lin.add_columns("transfer_order", keys, 0, 1, integer=True)
         self.orders.update(zip(pairs, cols))
-        return cols
+        return [Expr.term(c) for c in cols]
 
     # ------------------------------------------------------------------ warm start and read-back
     def warm(self, schedule, values: list) -> None:
@@ -195,13 +196,3 @@ $e^{tr}_{ij} \le H - \min_v (q_{j,v} + p_{j,v})$."""
         draft.extras["transfer_starts"] = {(i, j): values[self.starts[k]] or 0.0
                                            for k, (i, j, _) in enumerate(self.edges)}
 
-
-def _sum(constant: float, parts) -> Terms:
-    """``constant + sum(a * expr)`` over ``(expr, a)`` parts, one coefficient per column."""
-    merged: dict[int, float] = {}
-    for (const, cols, coefs), a in parts:
-        constant += a * const
-        for c, v in zip(cols, coefs):
-            merged[c] = merged.get(c, 0.0) + a * v
-    cols = [c for c, v in merged.items() if v]
-    return constant, cols, [merged[c] for c in cols]
