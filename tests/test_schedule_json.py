@@ -37,3 +37,13 @@ def test_rows_are_written_as_pydantic_dumps_them():
 def test_a_heuristic_schedule_is_written_as_before():
     s = solve(Problem.load("examples/tiny.yaml"), "heft")
     assert s.to_json() == reference(s) and Schedule.from_json(s.to_json()) == s
+
+
+def test_a_written_file_is_the_json_text(tmp_path):
+    rows = [TaskRun(task=f"t{k}", device="d", start=k, end=k + 1) for k in range(9000)]
+    moves = [Transfer(src=f"t{k}", dst=f"t{k + 1}", **{"from": "d"}, to="e", start=k + 1, end=k + 1.5)
+             for k in range(8999)]
+    s = Schedule(problem="p", method="m", status="heuristic", tasks=rows, transfers=moves)
+    s.write(tmp_path / "s.json")
+    assert (tmp_path / "s.json").read_text() == reference(s) + "\n"
+    assert Schedule.load(tmp_path / "s.json") == s

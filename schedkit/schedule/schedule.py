@@ -16,6 +16,7 @@ import gc
 import json
 import math
 from contextlib import contextmanager
+from itertools import islice
 from pathlib import Path
 from typing import Literal
 
@@ -24,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from schedkit.errors import ScheduleError, expect
 from schedkit.numerics import OPTIMAL_GAP, closed
 from schedkit.registry import one_line
-from schedkit.atomic import write_text_atomic
+from schedkit.atomic import atomic_output, write_text_atomic
 from schedkit.schedule.batched import is_batched, throughput
 
 FORMAT = "schedkit-schedule/v1"
@@ -202,30 +203,43 @@ class Schedule(BaseModel):
          "transfers": []
         }
         """
+        return "".join(self._json_parts(indent))
+
+    def _json_parts(self, indent: int | None):
+        """The text of :meth:`to_json`, in pieces: a file takes them one after another, so
+        that the text of millions of rows is never held whole."""
         data = self.model_dump(by_alias=True, exclude_none=True, exclude={"tasks", "transfers"})
         # Rows as their own field values, one at a time: model_dump of 300,000 rows took
         # seconds and held a dict per row; a row's fields are plain numbers, names and lists.
         data["tasks"] = _Rows(self.tasks)
         data["transfers"] = _Rows(self.transfers)
         if indent is None:
-            return json.dumps({key: list(item) if isinstance(item, _Rows) else item for key, item in data.items()})
+            yield json.dumps({key: list(item) if isinstance(item, _Rows) else item for key, item in data.items()})
+            return
         # Rows are written by json's C encoder (it serves only indent=None): with indent=1
         # the pure-Python one took 13 s for a schedule of 10,000 tasks and 300,000 transfers.
         pad = " " * indent
-
-        def value(item) -> str:
+        yield "{\n"
+        for k, (key, item) in enumerate(data.items()):
+            yield (",\n" if k else "") + f"{pad}{json.dumps(key)}: "
             if isinstance(item, _Rows) and item.rows:
-                rows = f",\n{pad * 2}".join(map(_row_encoder(), item))
-                return f"[\n{pad * 2}{rows}\n{pad}]"
-            if isinstance(item, _Rows):
-                return "[]"
-            if isinstance(item, list) and item and all(isinstance(row, dict) for row in item):
+                encode, rows, between = _row_encoder(), iter(item), f",\n{pad * 2}"
+                yield f"[\n{pad * 2}"
+                chunk = between.join(map(encode, islice(rows, 4096)))
+                while chunk:  # (an encoded row is never empty)
+                    yield chunk
+                    chunk = between.join(map(encode, islice(rows, 4096)))
+                    if chunk:
+                        yield between
+                yield f"\n{pad}]"
+            elif isinstance(item, _Rows):
+                yield "[]"
+            elif isinstance(item, list) and item and all(isinstance(row, dict) for row in item):
                 rows = f",\n{pad * 2}".join(json.dumps(row) for row in item)
-                return f"[\n{pad * 2}{rows}\n{pad}]"
-            return json.dumps(item)
-
-        lines = ",\n".join(f"{pad}{json.dumps(key)}: {value(item)}" for key, item in data.items())
-        return "{\n" + lines + "\n}"
+                yield f"[\n{pad * 2}{rows}\n{pad}]"
+            else:
+                yield json.dumps(item)
+        yield "\n}"
 
     @classmethod
     def from_json(cls, text: str, source: str = "schedule") -> Schedule:
@@ -258,7 +272,9 @@ class Schedule(BaseModel):
             data = self.model_dump(by_alias=True, exclude_none=True)
             write_text_atomic(path, yaml.safe_dump(data, sort_keys=False))
         else:
-            write_text_atomic(path, self.to_json() + "\n")
+            with atomic_output(path) as partial, open(partial, "w") as handle:
+                handle.writelines(self._json_parts(1))
+                handle.write("\n")
 
     @classmethod
     def load(cls, path: str | Path) -> Schedule:
