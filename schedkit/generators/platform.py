@@ -234,7 +234,8 @@ def nodes(nodes: int = 6, gpus: int = 4, gpu_model: str = "a100", gpu_link: str 
     ensure_fits(f"--nodes {nodes:,} --gpus {gpus:,}: {nodes * gpus:,} devices and {nodes * (nodes + 1) // 2:,} "
                 f"links", ROW_BYTES * (nodes * gpus + nodes * (nodes + 1) // 2))
     names = [[f"n{k}_gpu{j}" for j in range(gpus)] for k in range(nodes)]
-    devices = [_device(device, GPU_MODELS[model], f"n{k}", "gpu") for k, server in enumerate(names) for device in server]
+    devices = [_device(device, GPU_MODELS[model], f"n{k}", "gpu")
+               for k, server in enumerate(names) for device in server]
     bandwidth, latency = GPU_LINKS[gpu_link]
     links = []
     # Server by server: its own GPUs, then every later server. A group link stands for every

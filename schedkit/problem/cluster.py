@@ -32,7 +32,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, Sequence
 
-__all__ = ["name_sets", "check_names", "devices_named", "check_batch_sizes", "link_pairs", "device_pairs", "resolved_links", "expanded"]
+__all__ = ["name_sets", "check_names", "devices_named", "check_batch_sizes", "link_pairs", "device_pairs",
+           "resolved_links", "expanded"]
 
 
 def name_sets(devices: Sequence[Any]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
@@ -187,8 +188,8 @@ def expanded(data: dict) -> dict:
     ...         "links": [{"src": "g", "dst": "g", "bandwidth": 5},
     ...                   {"src": "a", "dst": "b", "bandwidth": 1, "bidirectional": False}],
     ...         "tasks": [{"name": "t", "work": 1}]}
-    >>> expanded(data)["links"]
-    [{'src': 'b', 'dst': 'a', 'bandwidth': 5, 'bidirectional': False}, {'src': 'a', 'dst': 'b', 'bandwidth': 1, 'bidirectional': False}]
+    >>> [(l["src"], l["dst"], l["bandwidth"], l.get("bidirectional")) for l in expanded(data)["links"]]
+    [('b', 'a', 5, False), ('a', 'b', 1, False)]
     """
     devices = data["devices"]
     names = [d["name"] for d in devices]
