@@ -106,8 +106,8 @@ def run_generate_platform(args: argparse.Namespace) -> int:
     name: mini
     time_unit: ms
     devices:
-      - {name: cpu, peak_flops: 200000000000.0, memory_bandwidth: 40000000000.0, launch_overhead: 2.0e-06, memory: 16000000000.0}
-      - {name: gpu0, peak_flops: 8100000000000.0, memory_bandwidth: 320000000000.0, launch_overhead: 8.0e-06, memory: 16000000000.0}
+      - {name: cpu, type: cpu, peak_flops: 200000000000.0, memory_bandwidth: 40000000000.0, launch_overhead: 2.0e-06, memory: 16000000000.0}
+      - {name: gpu0, type: gpu, peak_flops: 8100000000000.0, memory_bandwidth: 320000000000.0, launch_overhead: 8.0e-06, memory: 16000000000.0}
     links:
       - {src: cpu, dst: gpu0, bandwidth: 16000000000.0, latency: 1.0e-05}
     0
