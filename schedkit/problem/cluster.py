@@ -38,7 +38,14 @@ __all__ = ["name_sets", "check_names", "devices_named", "check_batch_sizes", "li
 
 def name_sets(devices: Sequence[Any]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
     """Types and groups of ``devices`` (objects or dicts with ``type`` and ``group``): each
-    name to its devices' indices, in file order."""
+    name to its devices' indices, in file order.
+
+    Examples
+    --------
+    >>> name_sets([{"name": "c", "type": "cpu"}, {"name": "g0", "type": "gpu", "group": "n0"},
+    ...            {"name": "g1", "type": "gpu", "group": "n0"}])
+    ({'cpu': [0], 'gpu': [1, 2]}, {'n0': [1, 2]})
+    """
     types: dict[str, list[int]] = {}
     groups: dict[str, list[int]] = {}
     for k, device in enumerate(devices):
@@ -98,7 +105,18 @@ def devices_named(keys: Iterable[str], by_name: dict, types: dict, devices: Sequ
 
 def check_batch_sizes(task: Any, key: str, value: dict, by_name: dict, types: dict, devices: Sequence[Any]) -> None:
     """Raise ``ValueError`` when a per-batch map of ``task``, keyed ``key`` (a device or a
-    type), gives no time for a batch size that a device taking it supports."""
+    type), gives no time for a batch size that a device taking it supports.
+
+    Examples
+    --------
+    >>> from schedkit.problem.spec import DeviceSpec, TaskSpec
+    >>> devices = [DeviceSpec(name="g0", type="gpu", batch_sizes=[1, 8])]
+    >>> task = TaskSpec(name="t", durations={"gpu": {1: 1.0, 4: 3.0}})
+    >>> check_batch_sizes(task, "gpu", task.durations["gpu"], {"g0": devices[0]}, {"gpu": [0]}, devices)
+    Traceback (most recent call last):
+    ...
+    ValueError: task 't': its durations on 'gpu' (device g0) give no time for batch size 8, which the device supports
+    """
     takers = [by_name[key]] if key in by_name else \
         [devices[d] for d in types[key] if devices[d].name not in task.durations]
     for device in takers:
@@ -139,7 +157,14 @@ def _primary(src: list[int], dst: list[int], bidirectional: bool, same_group: bo
 
 
 def device_pairs(links: Sequence[Any], index: dict[str, int]) -> set[tuple[int, int]]:
-    """The ordered pairs that links between two devices cover: group links skip them."""
+    """The ordered pairs that links between two devices cover: group links skip them.
+
+    Examples
+    --------
+    >>> sorted(device_pairs([{"src": "a", "dst": "b"}, {"src": "g", "dst": "a", "bidirectional": False}],
+    ...                     {"a": 0, "b": 1}))
+    [(0, 1), (1, 0)]
+    """
     own: set[tuple[int, int]] = set()
     for link in links:
         u, v = index.get(_field(link, "src")), index.get(_field(link, "dst"))
