@@ -206,3 +206,37 @@ def test_topological_order_is_networkx_lexicographic(data):
     except ProblemError:
         assume(False)
     assert p.topological_order == list(nx.lexicographical_topological_sort(p.graph))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem_data(max_tasks=12, max_devices=4, transfer_times=True), st.booleans(), st.booleans(),
+       st.integers(0, 10**6))
+def test_ordered_timing_with_and_without_tables_equals_list_schedule(data, insertion, tabled, seed):
+    # Many distinct sizes leave the transfer tables out: the times are comm_time's all the same.
+    import random
+
+    from schedkit.timing import ordered
+    from schedkit.timing.ordered import OrderedTiming, bfs_order
+
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
+    rng = random.Random(seed)
+    order = bfs_order(p)
+    saved = ordered._TABLED_FLOATS
+    ordered._TABLED_FLOATS = saved if tabled else 0
+    try:
+        timing = OrderedTiming(p, order, insertion=insertion)
+    finally:
+        ordered._TABLED_FLOATS = saved
+    assert timing._tabled == tabled or not p.edges
+    for _ in range(4):
+        string = [rng.choice(p.allowed[i]) for i in range(len(p.tasks))]
+        try:
+            device_of, start = list_schedule(p, [float(len(order) - timing.position[i]) for i in range(len(order))],
+                                             device_of=string, insertion=insertion)
+        except ProblemError:
+            continue  # a placement the links forbid: OrderedTiming does not check it
+        end = [start[i] + p.durations[i][d] for i, d in enumerate(device_of)]
+        assert timing(string) == max(end) and timing.start == start

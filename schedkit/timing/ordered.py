@@ -32,6 +32,9 @@ from schedkit.problem import Problem
 from schedkit.timing.list_schedule import list_schedule
 from schedkit.timing.transfers import Transfers
 
+#: The most transfer-time floats :class:`OrderedTiming` tables (distinct sizes x devices^2).
+_TABLED_FLOATS = 1 << 20
+
 
 def bfs_order(problem: Problem) -> list[int]:
     """Breadth-first topological order (Kahn's algorithm with a first-in first-out queue).
@@ -105,7 +108,8 @@ class OrderedTiming:
 
     Everything that does not depend on the string is computed once: per task its
     durations by device and, per incoming edge, a device-by-device table of transfer
-    times into each device (shared between edges of equal size).
+    times (shared between edges of equal size), unless the edges have too many distinct
+    sizes for tables: then an edge's time is computed per call, as ``comm_time`` does.
 
     Incremental timing: a string that differs from a *kept* one (see :meth:`keep`) only
     at positions ``first`` or later of the order has the same times before ``first``;
@@ -160,7 +164,12 @@ class OrderedTiming:
         for k, i in enumerate(self.order):
             self.position[i] = k
         self.insertion = insertion
-        # columns[size][d][u]: transfer time of ``size`` from u into d (shared by equal sizes).
+        # Per task its inputs. Few distinct sizes: each input carries a table of its transfer
+        # times, table[d][u] from u into d, shared by equal sizes. Many (random sizes: one
+        # table per edge would be edges x m x m floats): each input carries its size, and the
+        # time is size / bandwidth + latency as comm_time makes it, per call.
+        sizes = {size if size.__class__ is float else id(size) for _, _, size in p.edges}
+        self._tabled = len(sizes) * m * m <= _TABLED_FLOATS
         columns: dict[float | int, list[list[float]]] = {}
         plan = []
         for i in self.order:
@@ -168,16 +177,20 @@ class OrderedTiming:
             for q, size in p.preds[i]:
                 if self.position[q] > self.position[i]:
                     raise ValueError("order must be a topological order")
-                # An edge with its own transfer times (a Payload) has a column of its own.
+                if not self._tabled:
+                    preds.append((q, float(size), getattr(size, "times", None)))
+                    continue
+                # An edge with its own transfer times (a Payload) has a table of its own.
                 key = size if size.__class__ is float else id(size)
                 if key not in columns:
                     columns[key] = [[p.comm_time(size, u, d) if p.linked[u][d] or size == 0
                                      else math.inf for u in range(m)] for d in range(m)]
                 preds.append((q, columns[key]))
             durations = [p.durations[i].get(d, math.inf) for d in range(m)]
-            # Per device of the task: its predecessors with the column of transfer times into it.
-            into = [tuple((q, column[d]) for q, column in preds) for d in range(m)]
-            plan.append((i, durations, into))
+            plan.append((i, durations, tuple(preds)))
+        # Into each device d, from each device u: the route's 1 / bandwidth, latency, link.
+        self._into = [([p.inv_bandwidth[u][d] for u in range(m)], [p.latency[u][d] for u in range(m)],
+                       [p.linked[u][d] for u in range(m)]) for d in range(m)]
         self._plan = tuple(plan)
         self._m = m
         self.start = [0.0] * n
@@ -217,13 +230,30 @@ class OrderedTiming:
             running = k_running[:first]
             makespan = running[-1]
         insertion = self.insertion
-        for i, durations, columns in self._plan[first:]:
+        tabled, into = self._tabled, self._into
+        for i, durations, preds in self._plan[first:]:
             d = device_of[i]
             ready = 0.0
-            for q, column in columns[d]:
-                arrival = end[q] + column[device_of[q]]
-                if arrival > ready:
-                    ready = arrival
+            if tabled:
+                for q, table in preds:
+                    arrival = end[q] + table[d][device_of[q]]
+                    if arrival > ready:
+                        ready = arrival
+            else:
+                inv, lat, linked = into[d]
+                for q, size, own in preds:
+                    u = device_of[q]
+                    # comm_time, step by step (inf where no route: the caller's placement check).
+                    if u == d or size == 0:
+                        arrival = end[q]
+                    elif not linked[u]:
+                        arrival = math.inf
+                    elif own is not None and (u, d) in own:
+                        arrival = end[q] + own[u, d]
+                    else:
+                        arrival = end[q] + (size * inv[u] + lat[u])
+                    if arrival > ready:
+                        ready = arrival
             length = durations[d]
             s_d = lane_starts[d]
             e_d = lane_ends[d]
