@@ -72,13 +72,16 @@ def hint(what: str) -> str:
     --------
     >>> hint("block")
     'a block of your own loads from its Python file with --plugin FILE.py (or SCHEDKIT_PLUGINS=FILE.py)'
+    >>> hint("importer")[:30]
+    'an importer of your own loads '
     >>> hint("formulation")
     'a formulation of your own is a YAML file (-f FILE.yaml), or loads from a Python file with --plugin FILE.py'
     """
     if what == "formulation":  # (the usual way is a file of blocks, not Python)
         return (f"a {what} of your own is a YAML file (-f FILE.yaml), or loads from a Python file "
                 f"with --plugin FILE.py")
-    return f"a {what} of your own loads from its Python file with --plugin FILE.py (or {ENV}=FILE.py)"
+    article = "an" if what[:1] in "aeiou" else "a"
+    return f"{article} {what} of your own loads from its Python file with --plugin FILE.py (or {ENV}=FILE.py)"
 
 
 def note(registry, name: str) -> None:

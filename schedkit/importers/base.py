@@ -11,7 +11,7 @@ True
 >>> IMPORTERS.get("onnx-not-yet")
 Traceback (most recent call last):
 ...
-schedkit.errors.SchedkitError: unknown importer 'onnx-not-yet' (known: jssp, moirai, msr, onnx)
+schedkit.errors.SchedkitError: unknown importer 'onnx-not-yet' (known: jssp, moirai, msr, onnx); an importer of your own loads from its Python file with --plugin FILE.py (or SCHEDKIT_PLUGINS=FILE.py)
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Examples
 >>> RENDERERS.get("no-such-picture")
 Traceback (most recent call last):
 ...
-schedkit.errors.SchedkitError: unknown renderer 'no-such-picture' (known: gantt, html, svg, text, trace)
+schedkit.errors.SchedkitError: unknown renderer 'no-such-picture' (known: gantt, html, svg, text, trace); a renderer of your own loads from its Python file with --plugin FILE.py (or SCHEDKIT_PLUGINS=FILE.py)
 """
 
 from __future__ import annotations
