@@ -76,12 +76,19 @@ duration holds its device for no time, and may sit anywhere.
         x, timing = ctx.family("x"), ctx.family("timing")
         hd, tl = ctx.device_heads, ctx.device_tails
         slack = bound_slack(ctx.horizon)
+        elsewhere: dict[tuple[int, int], object] = {}   # 1 - x[k,d], made once per task and device
         for i, j in order.pairs:
             y = order.y(i, j)
             ti, tj = p.tasks[i], p.tasks[j]
             common = _timed_common(p, i, j)
-            # 1 - x[k,d]: the task is elsewhere (made once, for both orders)
-            away = {i: [1 - x.x(i, d) for d in common], j: [1 - x.x(j, d) for d in common]}
+            away = {}
+            for k in (i, j):
+                away[k] = []
+                for d in common:
+                    off = elsewhere.get((k, d))
+                    if off is None:
+                        off = elsewhere[k, d] = (1 - x.x(k, d)).frozen()
+                    away[k].append(off)
             for first, second, tag, Y in ((i, j, "before", 1 - y), (j, i, "after", y)):
                 gap = timing.start(second) - timing.start(first)
                 latest, lowest = ctx.lin.upper[timing.start_col(first)], ctx.lin.lower[timing.start_col(second)]

@@ -121,11 +121,11 @@ class ModelContext:
     # ------------------------------------------------------------------ Pyomo face
     def pyomo(self, expr: Expr):
         """Pyomo face: ``expr`` as a Pyomo linear expression over the model's variables."""
-        from schedkit.milp.pyomo import linear
+        from schedkit.milp.pyomo import as_pyomo
 
         if self.pyomo_model is None:
             raise FormulationError("Pyomo variables exist only while a Pyomo block builds")
-        return linear(expr.const, expr.coefs, [self.pyomo_vars[c] for c in expr.cols])
+        return as_pyomo(expr, self.pyomo_vars)
 
     def x(self, i: int, d: int):
         """Pyomo face: ``x[i, d]`` as a Pyomo linear expression, always.

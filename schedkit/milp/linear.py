@@ -15,7 +15,7 @@ Examples
 --------
 >>> lin = LinearModel("demo")
 >>> x = lin.add_columns("x", [("a",), ("b",)], lower=0, upper=1, integer=True)
->>> lin.add_row("demo", "pick", ("one",), x, [1.0, 1.0], lower=1, upper=1)
+>>> lin.rows("demo").add("pick", ("one",), Expr(0.0, x, [1.0, 1.0]) == 1)
 >>> lin.set_objective(x[0])
 >>> lin.num_cols, lin.num_rows, lin.row_name(0), lin.column_names()
 (2, 1, 'demo.pick(one)', ['x(a)', 'x(b)'])
@@ -74,7 +74,6 @@ class LinearModel:
         self.row_index: list[int] = []
         self.row_value: list[float] = []
         self.row_groups: dict[tuple, Group] = {}
-        self._row_owner: list[tuple[Group, int]] = []
         self.objective: dict[int, float] = {}
         self._names: tuple[list[str], list[str]] | None = None
 
@@ -143,9 +142,18 @@ class LinearModel:
         if self._names is None:
             taken: set[str] = {"objective"}
             cols = [_unique(_name(g.label, g.keys[k]), taken) for g, k in self._col_owner]
-            rows = [_unique(_name(g.label, g.keys[k]), taken) for g, k in self._row_owner]
+            rows = [_unique(_name(g.label, g.keys[k]), taken) for g, k in self._row_owners()]
             self._names = (cols, rows)
         return self._names
+
+    def _row_owners(self) -> list[tuple[Group, int]]:
+        """The group of every row and its place there (made when asked: the row sink keeps
+        only the groups, one less tuple per row on the hot path)."""
+        owners: list = [None] * self.num_rows
+        for group in self.row_groups.values():
+            for k, r in enumerate(group.indices):
+                owners[r] = (group, k)
+        return owners
 
     def column_names(self) -> list[str]:
         """LP/MPS-safe unique column names: ``x(attn_gpu0)``, ``start(attn)``, ``makespan``."""
@@ -181,7 +189,7 @@ class LinearModel:
         --------
         >>> lin = LinearModel("demo")
         >>> x, y = lin.add_columns("v", [("x",), ("y",)], lower=0, upper=[1, 3])
-        >>> lin.add_row(None, "sum", (), [x, y], [1.0, 1.0], lower=2)
+        >>> lin.rows(None).add("sum", (), Expr.term(x) + Expr.term(y) >= 2)
         >>> lin.set_objective(x)
         >>> small, where = lin.restrict([x])
         >>> small.row(0), small.row_lower, small.column_names()
@@ -196,6 +204,7 @@ class LinearModel:
             out.add_columns(group.name, [group.keys[k]], lower=self.lower[c], upper=self.upper[c],
                             integer=self.integer[c], block=group.block)
         lower, upper, index, value = self.lower, self.upper, self.row_index, self.row_value
+        owners = self._row_owners()
         for r in range(self.num_rows):
             lo, hi = self.row_lower[r], self.row_upper[r]
             cols, coefs = [], []
@@ -209,7 +218,7 @@ class LinearModel:
                     least, most = sorted((a * lower[c], a * upper[c]))
                     lo, hi = lo - most, hi - least
             if cols and (lo > -INF or hi < INF):
-                group, k = self._row_owner[r]
+                group, k = owners[r]
                 out.add_row(group.block, group.name, group.keys[k], cols, coefs, lower=lo, upper=hi)
         out.objective = {where[c]: a for c, a in self.objective.items()}
         return out, where
@@ -289,9 +298,7 @@ class RowBlock:
             group = self._groups[name] = lin.row_groups.get((self.kind, name))
             if group is None:
                 group = self._groups[name] = lin.row_groups[self.kind, name] = Group(self.kind, name)
-        keys = group.keys
-        lin._row_owner.append((group, len(keys)))
-        keys.append(key if type(key) is tuple else _as_key(key))
+        group.keys.append(key if type(key) is tuple else _as_key(key))
         group.indices.append(len(lin.row_lower))
         lin.row_lower.append(float(lower))
         lin.row_upper.append(float(upper))

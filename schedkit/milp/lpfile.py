@@ -8,10 +8,11 @@ LP files (the format has no ranges) and as one ranged row in MPS files.
 Examples
 --------
 >>> import io
+>>> from schedkit.blocks import Expr
 >>> from schedkit.milp.linear import LinearModel
 >>> lin = LinearModel("demo")
 >>> x = lin.add_columns("x", [("a",), ("b",)], lower=0, upper=1, integer=True)
->>> lin.add_row("demo", "pick", ("one",), x, [1.0, 1.0], lower=1, upper=1)
+>>> lin.rows("demo").add("pick", ("one",), Expr(0.0, x, [1.0, 1.0]) == 1)
 >>> lin.set_objective(x[0])
 >>> out = io.StringIO(); write_lp(lin, out); print(out.getvalue().strip())
 \\ schedkit model demo

@@ -5,22 +5,38 @@ The built-in blocks write sparse rows and never touch Pyomo. A user block with
 Pyomo model of every row built so far, with the context's Pyomo face
 (``ctx.x(i, d)``, ``ctx.start(i)``, ...); :func:`add_pyomo_block` then reads its
 linear rows (and any variables of its own) into the sparse model, which every
-solver and file writer receives.
+solver and file writer receives. The face is the families' :class:`~schedkit.blocks.expr.Expr`
+values made Pyomo expressions (:func:`as_pyomo`); :func:`to_pyomo` makes the whole model.
+
+Examples
+--------
+>>> from schedkit.milp.linear import LinearModel
+>>> lin = LinearModel("demo")
+>>> a, b = lin.add_columns("v", [("a",), ("b",)], lower=0, upper=1, integer=True)
+>>> lin.rows("demo").add("pick", (), Expr(0.0, [a, b], [1.0, 1.0]) == 1)
+>>> model, variables = to_pyomo(lin)
+>>> print(as_pyomo(2 * Expr.term(b) + 1, variables))
+1.0 + 2.0*v[b]
+>>> model.demo.pick.ub
+1.0
 """
 
 from __future__ import annotations
 
 import math
 
+from schedkit.blocks.expr import Expr
 from schedkit.errors import FormulationError
 from schedkit.milp.linear import INF, LinearModel
 
 
-def linear(constant: float, coefs: list[float], vars_: list):
-    """A Pyomo linear expression built directly (no operator overloading per term)."""
+def as_pyomo(expr: Expr, variables: list):
+    """``expr`` as a Pyomo linear expression over ``variables`` (the Pyomo variable of every
+    column), built directly: no operator overloading per term."""
     from pyomo.core.expr.numeric_expr import LinearExpression
 
-    return LinearExpression(constant=constant, linear_coefs=list(coefs), linear_vars=list(vars_))
+    return LinearExpression(constant=expr.const, linear_coefs=list(expr.coefs),
+                            linear_vars=[variables[c] for c in expr.cols])
 
 
 def add_pyomo_block(ctx, block) -> None:
@@ -50,19 +66,19 @@ def add_pyomo_block(ctx, block) -> None:
         column[id(var)] = ctx.lin.add_columns(name, [key], lower, upper, integer=var.is_integer(),
                                               block=block.kind)[0]
         ctx.pyomo_vars.append(var)
+    rows = ctx.lin.rows(block.kind)
     for con in blk.component_data_objects(pyo.Constraint, active=True, descend_into=True):
         repn = generate_standard_repn(con.body, compute_values=True)
         label = con.getname(fully_qualified=True)
         if not repn.is_linear():
             raise FormulationError(f"block '{block.kind}': constraint {label} is not linear")
-        constant = float(repn.constant)
-        lower = -INF if con.lower is None else float(pyo.value(con.lower)) - constant
-        upper = INF if con.upper is None else float(pyo.value(con.upper)) - constant
+        body = Expr(float(repn.constant), [column[id(v)] for v in repn.linear_vars],
+                    [float(a) for a in repn.linear_coefs])
         index = con.index()
         key = () if index is None else (index if isinstance(index, tuple) else (index,))
-        name = con.parent_component().getname(relative_to=blk)
-        ctx.lin.add_row(block.kind, name, key, [column[id(v)] for v in repn.linear_vars],
-                        [float(a) for a in repn.linear_coefs], lower, upper)
+        rows.add(con.parent_component().getname(relative_to=blk), key, body,
+                 lower=-INF if con.lower is None else float(pyo.value(con.lower)),
+                 upper=INF if con.upper is None else float(pyo.value(con.upper)))
 
 
 def to_pyomo(lin: LinearModel):
@@ -112,7 +128,8 @@ def to_pyomo(lin: LinearModel):
             return (_finite_or_none(lin.row_lower[r]), expr, _finite_or_none(lin.row_upper[r]))
 
         if group.keys == [()]:
-            owner.add_component(group.name, pyo.Constraint(rule=lambda m, rule=rule: rule(m)))
+            # (made now: Pyomo passes a scalar rule's default arguments as keywords)
+            owner.add_component(group.name, pyo.Constraint(expr=rule(model)))
         else:
             owner.add_component(group.name, pyo.Constraint(keys, rule=rule))
     model.objective = pyo.Objective(
