@@ -42,6 +42,8 @@ import heapq
 import itertools
 import math
 
+import numpy as np
+
 from schedkit.errors import ProblemError
 from schedkit.methods import register_method
 from schedkit.numerics import fits
@@ -201,13 +203,17 @@ def _split(p: Problem, units, classes, cuts, crossing, penalty: float) -> list[t
     back: list[list[tuple[int, int] | None]] = [[None] * m for _ in range(n)]
     entry = [[(math.inf, -1)] * m for _ in range(n)]  # (cost, class before) of a stretch starting at j
     running = [(math.inf, 0, -1)] * m                # unlimited classes: (entry - prefix, start, before)
+    extras = np.array([penalty if cap < math.inf else 0.0 for cap in caps])
+    cut_matrix = _CutMatrix(cuts, m)
     for k in range(n):
-        for c in range(m):
-            extra = penalty if caps[c] < math.inf else 0.0
-            if k == 0:
-                entry[k][c] = (extra, -1)
-            else:
-                entry[k][c] = min((f[k - 1][a] + cuts(crossing[k], a, c) + extra, a) for a in range(m))
+        if k == 0:
+            entry[k] = [(extra, -1) for extra in extras.tolist()]
+        else:
+            # min over a of (f[k-1][a] + cut(a -> c) + extra, a), every class c at once.
+            totals = np.asarray(f[k - 1])[:, None] + cut_matrix(crossing[k])
+            totals += extras
+            before = totals.argmin(axis=0)
+            entry[k] = list(zip(totals[before, np.arange(m)].tolist(), before.tolist()))
         for c in range(m):
             if not allowed[c][k]:
                 running[c] = (math.inf, 0, -1)
@@ -239,6 +245,37 @@ def _split(p: Problem, units, classes, cuts, crossing, penalty: float) -> list[t
         stretches.append((j, k, c))
         k, c = j - 1, a
     return stretches[::-1]
+
+
+class _CutMatrix:
+    """:class:`~schedkit.problem.path_split.CutCosts` of one size for every pair of classes
+    at once: ``matrix(size)[a, b] == cuts(size, a, b)``, the same floats (each pair's least
+    ``size * inv + latency`` over its front, padded with ``inf``; an edge's own times win)."""
+
+    def __init__(self, cuts, m: int):
+        self.cuts, self.m = cuts, m
+        width = max([len(front) for front in cuts.front.values()] + [1])
+        self.inv = np.full((m, m, width), np.inf)
+        self.latency = np.full((m, m, width), np.inf)
+        self.empty = np.ones((m, m), dtype=bool)
+        for (a, b), front in cuts.front.items():
+            self.empty[a, b] = not front
+            for k, (inv, latency) in enumerate(front):
+                self.inv[a, b, k], self.latency[a, b, k] = inv, latency
+
+    def __call__(self, size: float) -> np.ndarray:
+        if size == 0:
+            return np.zeros((self.m, self.m))
+        if not self.cuts.communication:
+            return np.where(self.empty, np.inf, 0.0)
+        with np.errstate(invalid="ignore"):
+            matrix = (size * self.inv + self.latency).min(axis=2)
+        matrix[self.empty] = np.inf
+        if getattr(size, "times", None):  # the few edges with their own times: pair by pair
+            for a in range(self.m):
+                for b in range(self.m):
+                    matrix[a, b] = self.cuts(size, a, b)
+        return matrix
 
 
 def _assign(p: Problem, units, classes, stretches) -> list[int] | None:

@@ -1,7 +1,8 @@
 """chain_split: contiguous stretches that fit memory, cut where transfers are cheap; the contract."""
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from method_contract import check_deterministic, check_examples, check_random
 from schedkit import Problem, ProblemError, solve
@@ -64,3 +65,23 @@ def test_deterministic():
 @given(problem_data(max_tasks=10, max_devices=3))
 def test_random_problems(data):
     check_random(data, "chain_split")
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem_data(max_tasks=8, max_devices=5, transfer_times=True), st.booleans())
+def test_cut_matrix_equals_the_cut_costs_pair_by_pair(data, communication):
+    from schedkit.heuristics.chain_split import _CutMatrix
+    from schedkit.problem.path_split import CutCosts, device_classes
+
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
+    classes = device_classes(p)
+    cuts = CutCosts(p, classes, communication)
+    matrix = _CutMatrix(cuts, len(classes))
+    for _, _, size in p.edges:
+        for value in (size, 0.0, 2.5):
+            found = matrix(value)
+            assert [[float(x) for x in row] for row in found] == \
+                [[cuts(value, a, b) for b in range(len(classes))] for a in range(len(classes))]
