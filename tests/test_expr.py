@@ -116,3 +116,24 @@ def test_no_import_cycle_in_the_milp_layer_nor_with_the_blocks():
     cycles = sorted((a, b) for a in mine for b in graph.find_modules_directly_imported_by(a)
                     if b in mine and b != a and graph.find_shortest_chain(importer=b, imported=a))
     assert cycles == []
+
+
+def test_the_built_in_families_have_what_the_block_context_protocol_promises():
+    from schedkit.blocks import context
+
+    p = Problem.load("examples/tiny.yaml")
+    built = Formulation.from_data({"blocks": ["assignment", "precedence", "no_overlap", "channels",
+                                              {"congestion": {"resource": "port"}}, "cuts"]}).build(p)
+    ctx = built.context
+    views = {"x": context.AssignmentView, "timing": context.TimingView, "makespan": context.MakespanView,
+             "order": context.OrderView, "transfer": context.TransferView}
+    for name, view in views.items():
+        family = ctx.family(name)
+        promised = {a for a in vars(view) if not a.startswith("_")} | set(view.__annotations__)
+        assert {a for a in promised if not hasattr(family, a)} == set(), name
+    batch = {a for a in vars(context.BatchView) if not a.startswith("_")}
+    from schedkit.milp.families import BatchFamily
+    assert {a for a in batch if not hasattr(BatchFamily, a)} == set()   # (its slots: made by create)
+    promised = {a for a in vars(context.BuildContext) if not a.startswith("_")}
+    promised |= set(context.BuildContext.__annotations__)
+    assert {a for a in promised if not hasattr(ctx, a)} == set()
