@@ -75,32 +75,27 @@ duration holds its device for no time, and may sit anywhere.
         order = ctx.family("order")
         x, timing = ctx.family("x"), ctx.family("timing")
         hd, tl = ctx.device_heads, ctx.device_tails
-        slack = bound_slack(ctx.horizon)
-        elsewhere: dict[tuple[int, int], object] = {}   # 1 - x[k,d], made once per task and device
+        H, slack, devices, add = ctx.horizon, bound_slack(ctx.horizon), p.devices, blk.add
+        # 1 - x[k,d], "k is elsewhere": made once per task and device, shared by every pair
+        away = [{d: (1 - x.x(k, d)).frozen() for d in allowed} for k, allowed in enumerate(p.allowed)]
         for i, j in order.pairs:
             y = order.y(i, j)
             ti, tj = p.tasks[i], p.tasks[j]
             common = _timed_common(p, i, j)
-            away = {}
-            for k in (i, j):
-                away[k] = []
-                for d in common:
-                    off = elsewhere.get((k, d))
-                    if off is None:
-                        off = elsewhere[k, d] = (1 - x.x(k, d)).frozen()
-                    away[k].append(off)
             for first, second, tag, Y in ((i, j, "before", 1 - y), (j, i, "after", y)):
                 gap = timing.start(second) - timing.start(first)
                 latest, lowest = ctx.lin.upper[timing.start_col(first)], ctx.lin.lower[timing.start_col(second)]
-                for d, first_away, second_away in zip(common, away[first], away[second]):
-                    duration = p.durations[first][d]
-                    m1 = max(0.0, ctx.horizon - tl[first][d] - hd[second][d]) + slack
+                durations, tail, head = p.durations[first], tl[first], hd[second]
+                first_away, second_away = away[first], away[second]
+                for d in common:
+                    duration = durations[d]
+                    m1 = max(0.0, H - tail[d] - head[d]) + slack
                     m2 = max(0.0, latest + duration - lowest)
-                    m3 = max(0.0, ctx.horizon - tl[first][d] - lowest) + slack
+                    m3 = max(0.0, H - tail[d] - lowest) + slack
                     # start_s - start_f - p_fd + M1 Y + M2 (1 - x_fd) + M3 (1 - x_sd) >= 0, summed in
                     # place (the hottest rows of a build: no intermediate expression per term)
-                    row = (gap - duration).add(Y, m1).add(first_away, m2).add(second_away, m3)
-                    blk.add("disjunct", (ti, tj, p.devices[d], tag), row >= 0)
+                    row = (gap - duration).add(Y, m1).add(first_away[d], m2).add(second_away[d], m3)
+                    add("disjunct", (ti, tj, devices[d], tag), row >= 0)
 
     def build_cp(self, cp):
         durations = cp.problem.durations
