@@ -2,8 +2,12 @@
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from schedkit import Problem, solve
 from schedkit.schedule import Schedule, TaskRun, Transfer
+from schedkit.schedule.rows_json import encoded
 
 
 def reference(schedule, indent=1):
@@ -47,3 +51,20 @@ def test_a_written_file_is_the_json_text(tmp_path):
     s.write(tmp_path / "s.json")
     assert (tmp_path / "s.json").read_text() == reference(s) + "\n"
     assert Schedule.load(tmp_path / "s.json") == s
+
+
+NAMES = st.text(max_size=6)
+TIMES = st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from([0.0, -0.0, 1 / 3, 1e300]),
+                  st.integers(-3, 3), st.sampled_from([float("inf"), float("nan")]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(
+    st.builds(lambda *v: TaskRun.model_construct(task=v[0], device=v[1], start=v[2], end=v[3], inputs=v[4]),
+              NAMES, NAMES, TIMES, TIMES, st.one_of(st.none(), st.lists(st.integers(0, 5), max_size=3))),
+    st.builds(lambda *v: Transfer.model_construct(src=v[0], dst=v[1], from_=v[2], to=v[3], start=v[4], end=v[5],
+                                                  route=v[6]),
+              NAMES, NAMES, NAMES, NAMES, TIMES, TIMES, st.one_of(st.none(), st.lists(NAMES, max_size=3)))),
+    max_size=6))
+def test_encoded_rows_are_json_dumps_of_their_dumps(rows):
+    assert list(encoded(rows)) == [json.dumps(r.model_dump(by_alias=True, exclude_none=True)) for r in rows]

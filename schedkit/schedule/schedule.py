@@ -27,6 +27,7 @@ from schedkit.numerics import OPTIMAL_GAP, closed
 from schedkit.registry import one_line
 from schedkit.atomic import atomic_output, write_text_atomic
 from schedkit.schedule.batched import is_batched, throughput
+from schedkit.schedule.rows_json import Rows, encoded
 
 FORMAT = "schedkit-schedule/v1"
 Status = Literal["optimal", "feasible", "infeasible", "no_solution", "heuristic"]
@@ -211,10 +212,10 @@ class Schedule(BaseModel):
         data = self.model_dump(by_alias=True, exclude_none=True, exclude={"tasks", "transfers"})
         # Rows as their own field values, one at a time: model_dump of 300,000 rows took
         # seconds and held a dict per row; a row's fields are plain numbers, names and lists.
-        data["tasks"] = _Rows(self.tasks)
-        data["transfers"] = _Rows(self.transfers)
+        data["tasks"] = Rows(self.tasks)
+        data["transfers"] = Rows(self.transfers)
         if indent is None:
-            yield json.dumps({key: list(item) if isinstance(item, _Rows) else item for key, item in data.items()})
+            yield json.dumps({key: list(item) if isinstance(item, Rows) else item for key, item in data.items()})
             return
         # Rows are written by json's C encoder (it serves only indent=None): with indent=1
         # the pure-Python one took 13 s for a schedule of 10,000 tasks and 300,000 transfers.
@@ -222,17 +223,17 @@ class Schedule(BaseModel):
         yield "{\n"
         for k, (key, item) in enumerate(data.items()):
             yield (",\n" if k else "") + f"{pad}{json.dumps(key)}: "
-            if isinstance(item, _Rows) and item.rows:
-                encode, rows, between = _row_encoder(), iter(item), f",\n{pad * 2}"
+            if isinstance(item, Rows) and item.rows:
+                rows, between = encoded(item.rows), f",\n{pad * 2}"
                 yield f"[\n{pad * 2}"
-                chunk = between.join(map(encode, islice(rows, 4096)))
+                chunk = between.join(islice(rows, 4096))
                 while chunk:  # (an encoded row is never empty)
                     yield chunk
-                    chunk = between.join(map(encode, islice(rows, 4096)))
+                    chunk = between.join(islice(rows, 4096))
                     if chunk:
                         yield between
                 yield f"\n{pad}]"
-            elif isinstance(item, _Rows):
+            elif isinstance(item, Rows):
                 yield "[]"
             elif isinstance(item, list) and item and all(isinstance(row, dict) for row in item):
                 rows = f",\n{pad * 2}".join(json.dumps(row) for row in item)
@@ -341,38 +342,3 @@ class Schedule(BaseModel):
         if self.solve_seconds is not None:
             parts.append(f"time={self.solve_seconds:.2f}s")
         return f"{self.method} on {self.problem}: " + " ".join(parts)
-
-
-def _row_encoder():
-    """``json.dumps`` for one row after another: json's C encoder made once, not once a row
-    (making it was two thirds of ``json.dumps`` on a row)."""
-    from json import encoder
-
-    make = getattr(encoder, "c_make_encoder", None)
-    if make is None:  # a Python without json's C accelerator
-        return json.dumps
-    # json.dumps's own defaults: circular check, ASCII, NaN allowed, ": " and ", ".
-    encode = make({}, encoder.JSONEncoder().default, encoder.encode_basestring_ascii, None,
-                  ": ", ", ", False, False, True)
-    return lambda row: "".join(encode(row, 0))
-
-
-class _Rows:
-    """The rows of a schedule as ``model_dump(by_alias=True, exclude_none=True)`` gives them,
-    made one at a time from each row's own field values (see :meth:`Schedule.to_json`)."""
-
-    __slots__ = ("rows",)
-
-    def __init__(self, rows: list):
-        self.rows = rows
-
-    def __iter__(self):
-        for row in self.rows:
-            kind = type(row)
-            if kind is Transfer:
-                yield {("from" if key == "from_" else key): item for key, item in row.__dict__.items()
-                       if item is not None}
-            elif kind is TaskRun:
-                yield {key: item for key, item in row.__dict__.items() if item is not None}
-            else:  # another row type: pydantic's own dump
-                yield row.model_dump(by_alias=True, exclude_none=True)
