@@ -59,7 +59,8 @@ class EarliestFinish:
     (2, 0.0)
     """
 
-    __slots__ = ("arrays", "timelines", "insertion", "device", "end", "last_start", "last_end")
+    __slots__ = ("arrays", "timelines", "insertion", "device", "end", "last_start", "last_end", "widest",
+                 "first_start")
 
     def __init__(self, problem: Problem, timelines: list[Timeline], insertion: bool):
         self.arrays = problem.arrays
@@ -71,6 +72,10 @@ class EarliestFinish:
         # Per device, its timeline's last interval (in start order), refreshed by place().
         self.last_start = np.full(m, -np.inf)
         self.last_end = np.full(m, -np.inf)
+        # ... and the longest task a gap may take, and its first start: a task longer than
+        # every gap and ready after the first start goes after the last one (no search).
+        self.widest = np.full(m, np.inf)
+        self.first_start = np.full(m, np.inf)
 
     def place(self, i: int, d: int, finish: float) -> None:
         """Record task ``i`` on device ``d`` ending at ``finish`` (after its timeline's ``add``)."""
@@ -79,6 +84,9 @@ class EarliestFinish:
         line = self.timelines[d]
         self.last_start[d] = line.last_start
         self.last_end[d] = line.last_end
+        if self.insertion:
+            self.widest[d] = line.widest
+            self.first_start[d] = line.first_start
 
     def choose(self, i: int, candidates: Sequence[int]) -> tuple[int, float]:
         """The candidate on which task ``i`` finishes first (ties: the lowest index), and its start.
@@ -94,11 +102,13 @@ class EarliestFinish:
             pick = np.asarray(candidates, dtype=np.int64)
             ready, lengths = ready[pick], lengths[pick]
             last_start, last_end = self.last_start[pick], self.last_end[pick]
+            widest, first_start = self.widest[pick], self.first_start[pick]
         else:
             last_start, last_end = self.last_start, self.last_end
+            widest, first_start = self.widest, self.first_start
         # Timeline.earliest without a gap: max(ready, last end) (ready on an empty device).
         finish = np.maximum(ready, last_end) + lengths
-        gap = ready < last_start if self.insertion else None
+        gap = (ready < last_start) & ((lengths <= widest) | (ready < first_start)) if self.insertion else None
         if gap is None or not gap.any():
             k = int(np.argmin(finish))
             return candidates[k], _start(ready[k], last_end[k])
