@@ -30,7 +30,9 @@ Each round has three neighbourhoods:
   all its members may use) where the schedule gets better, if any.
 
 Rounds repeat while one improves the schedule; the search stops at a local optimum or
-after ``seconds``. A window costs one list schedule (20-30 ms at 1000 tasks), a move
+after ``seconds``. On a graph whose first timing would not end in ``seconds``
+(:data:`TIMING_SECONDS`; 26 s at 100,000 tasks), only the windows run, each timed by the
+list schedule that makes it. A window costs one list schedule (20-30 ms at 1000 tasks), a move
 or a swap one timing by :class:`~schedkit.timing.OrderedTiming` (1-4 ms at 1000 tasks,
 from the first moved task on).
 
@@ -66,6 +68,12 @@ from schedkit.schedule import Schedule
 from schedkit.timing import FinishRule, OrderedTiming, list_schedule, placement_indices, priority_order, to_schedule
 
 __all__ = ["refined", "refined_mapping"]
+
+
+#: Seconds per squared task of the search's first timing (:class:`~schedkit.timing.OrderedTiming`
+#: from the first task; measured: 2.6 ms at 1,000 tasks, 26 s at 100,000): a refinement
+#: given less than twice that is skipped, as it could not stop in time.
+TIMING_SECONDS = 2.6e-9
 
 
 class _Search:
@@ -179,6 +187,8 @@ def refined_mapping(problem: Problem, device_of: list[int], makespan: float, gro
     """
     if seconds <= 0 or not device_of:
         return None
+    if seconds < 2 * TIMING_SECONDS * len(device_of) ** 2:  # (its first timing would not end in time)
+        return _windows_only(problem, list(device_of), makespan, time.perf_counter() + seconds)
     search = _Search(problem, list(device_of), time.perf_counter() + seconds)
     levels = _levels(groups, len(problem.tasks))
     improved = True
@@ -190,6 +200,36 @@ def refined_mapping(problem: Problem, device_of: list[int], makespan: float, gro
     if not shorter(search.makespan, makespan):
         return None
     return search.device_of, search.start
+
+
+def _windows_only(problem: Problem, device_of: list[int], makespan: float,
+                  deadline: float) -> tuple[list[int], list[float]] | None:
+    """The windows of :func:`_repair_pass` alone, each candidate timed by the list schedule
+    that makes it (linear in the edges): the refinement of a graph too large for the moves
+    and swaps, whose timing grows with the square of the tasks. The widest windows first,
+    while the time lasts; ``None`` when none is shorter."""
+    p, n, m = problem, len(device_of), len(problem.devices)
+    rank = upward_rank(p)
+    order = priority_order(p, rank)
+    space = PlacementSpace(p)
+    anywhere = dict.fromkeys(range(m), 0.0)
+    kept = [{d: 0.0 if d == e else 1.0 for d in range(m)} for e in range(m)]
+    best = None
+    for width in sorted({max(2, n >> j) for j in range(2, 7)}, reverse=True):
+        for begin in range(0, max(1, n - width // 2), max(1, width // 2)):
+            if time.perf_counter() > deadline:
+                return best
+            first = [kept[d] for d in device_of]
+            for i in order[begin:begin + width]:
+                first[i] = anywhere
+            try:
+                trial, start = list_schedule(p, rank, rule=FinishRule(first))
+            except ProblemError:
+                continue
+            length = max(start[i] + p.durations[i][trial[i]] for i in range(n))
+            if shorter(length, makespan) and space.feasible(trial):
+                device_of, makespan, best = trial, length, (trial, start)
+    return best
 
 
 def _levels(groups: Sequence[Sequence[int]], n: int) -> list[list[list[int]]]:

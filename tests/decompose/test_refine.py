@@ -95,3 +95,16 @@ def test_a_swap_balances_two_devices_where_no_single_move_can():
     optimum = solve(p, "milp", threads=1)
     assert optimum.status == "optimal"
     assert better.makespan == optimum.makespan
+
+
+def test_a_graph_too_large_for_moves_gets_the_windows_alone(monkeypatch):
+    import schedkit.decompose.refine as refine
+
+    p = Problem.from_dict(layered(20, 10, edge_prob=0.2, long_range_prob=0.1, devices=4, seed=1))
+    start = to_schedule(p, *_all_on(p, 0), "one device")
+    monkeypatch.setattr(refine, "TIMING_SECONDS", 1.0)  # every graph is "too large" for the full search
+    monkeypatch.setattr(refine, "_Search", None)        # (which then never starts)
+    better = refined(p, start, [list(range(len(p.tasks)))], seconds=5.0, method="x")
+    better.validate(p)
+    assert better.makespan < start.makespan
+    assert refined(p, better, [], seconds=0.0, method="x") is better
