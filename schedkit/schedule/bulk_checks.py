@@ -25,6 +25,9 @@ False
 
 from __future__ import annotations
 
+from itertools import repeat
+from operator import attrgetter
+
 import numpy as np
 
 from schedkit.numerics import DURATION_TOL, ROUNDING_ULPS
@@ -49,10 +52,13 @@ def transfers_pass(problem, schedule, rows: dict, tol: float) -> bool:
     a = problem.arrays
     n = a.n
     index, devices = problem.task_index, problem.device_index
-    src = np.array([index.get(t.src, -1) for t in moved], dtype=np.int64)
-    dst = np.array([index.get(t.dst, -1) for t in moved], dtype=np.int64)
-    u = np.array([devices.get(t.from_, -1) for t in moved], dtype=np.int64)
-    v = np.array([devices.get(t.to, -1) for t in moved], dtype=np.int64)
+    count = len(moved)
+
+    def numbers(table: dict, field: str) -> np.ndarray:  # (-1: a name the problem lacks)
+        return np.fromiter(map(table.get, map(attrgetter(field), moved), repeat(-1)), dtype=np.int64, count=count)
+
+    src, dst = numbers(index, "src"), numbers(index, "dst")
+    u, v = numbers(devices, "from_"), numbers(devices, "to")
     if min(src.min(), dst.min(), u.min(), v.min()) < 0:
         return False  # a name the problem lacks: the scalar checks word it
     placed = [rows.get(name) for name in problem.tasks]
@@ -72,8 +78,8 @@ def transfers_pass(problem, schedule, rows: dict, tol: float) -> bool:
     if len(sorted_keys) == 0 or not np.array_equal(sorted_keys[at], keys):
         return False
     edge = order[at]
-    start = np.array([t.start for t in moved], dtype=np.float64)
-    end = np.array([t.end for t in moved], dtype=np.float64)
+    start = np.fromiter(map(attrgetter("start"), moved), dtype=np.float64, count=count)
+    end = np.fromiter(map(attrgetter("end"), moved), dtype=np.float64, count=count)
     if not (np.isfinite(start).all() and np.isfinite(end).all()):
         return False
     size = a.edge_size[edge]
