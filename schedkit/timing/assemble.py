@@ -105,7 +105,11 @@ def _transfers(problem: Problem, device_of: Sequence[int], end: Sequence[float],
     moving &= comm > 0
     picked = np.flatnonzero(moving)
     arrive = finish[a.edge_src[picked]] + comm[picked]
-    tasks, devices, route = problem.tasks, problem.devices, problem.route
+    tasks, devices = problem.tasks, problem.devices
+    # One route list per device pair, shared by its rows (rows are not changed in place; a
+    # list per row was a sixth of a row's memory).
+    pairs = sorted(set(zip(u[picked].tolist(), v[picked].tolist())))
+    paths = {pair: list(problem.route[pair[0]][pair[1]]) for pair in pairs}
     rows = zip(a.edge_src[picked].tolist(), a.edge_dst[picked].tolist(), u[picked].tolist(), v[picked].tolist(),
                arrive.tolist())
     with paused_gc():
@@ -113,8 +117,8 @@ def _transfers(problem: Problem, device_of: Sequence[int], end: Sequence[float],
             return unchecked_rows(Transfer, (
                 {"src": tasks[i], "dst": tasks[j], "from_": devices[du], "to": devices[dv],
                  "start": times[0] if times else end[i], "end": times[1] if times else last,
-                 "route": list(route[du][dv])}
+                 "route": paths[du, dv]}
                 for i, j, du, dv, last in rows for times in (booked.get((i, j)),)))
         return unchecked_rows(Transfer, (
             {"src": tasks[i], "dst": tasks[j], "from_": devices[du], "to": devices[dv], "start": end[i], "end": last,
-             "route": list(route[du][dv])} for i, j, du, dv, last in rows))
+             "route": paths[du, dv]} for i, j, du, dv, last in rows))
