@@ -240,3 +240,22 @@ def test_ordered_timing_with_and_without_tables_equals_list_schedule(data, inser
             continue  # a placement the links forbid: OrderedTiming does not check it
         end = [start[i] + p.durations[i][d] for i, d in enumerate(device_of)]
         assert timing(string) == max(end) and timing.start == start
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem_data(max_tasks=10, max_devices=5, transfer_times=True), st.data())
+def test_candidates_linked_to_the_inputs_as_pair_allowed_says(data, draw):
+    from schedkit.timing.list_schedule import _candidates
+
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
+    device = [draw.draw(st.sampled_from(range(len(p.devices)))) for _ in p.tasks]
+    for i in range(len(p.tasks)):
+        expected = [d for d in p.allowed[i] if all(p.pair_allowed(size, device[q], d) for q, size in p.preds[i])]
+        try:
+            found = _candidates(p, i, device, list(p.device_memory), None, None, limited=False, connected=False)
+        except ProblemError:
+            found = []
+        assert list(found) == expected

@@ -306,8 +306,15 @@ def _candidates(problem: Problem, i: int, device: list[int], free_memory: list[f
         raise ProblemError(f"task '{name}': no memory left on its devices (heuristic placement)")
     if connected:
         return room
-    linked = [d for d in room
-              if all(problem.pair_allowed(size, device[p], d) for p, size in problem.preds[i])]
+    # Linked from the device of every input that carries data (pair_allowed), on the arrays.
+    a = problem.arrays
+    lo, hi = a.pred_ptr[i], a.pred_ptr[i + 1]
+    sources = a.pred_src[lo:hi][a.pred_size[lo:hi] != 0].tolist()
+    if sources:
+        reach = a.linked[sorted({device[p] for p in sources})][:, list(room)].all(axis=0).tolist()
+        linked = [d for d, ok in zip(room, reach) if ok]
+    else:
+        linked = list(room)
     if not linked:
         raise ProblemError(f"task '{name}': no device it may use is linked to its predecessors' devices")
     return linked
