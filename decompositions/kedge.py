@@ -191,7 +191,7 @@ class Kedge(Split):
         devices = _capacities(problem, device_of)
         rows = [task_row(problem, i, pins.get(i)) for i in tasks]
         data = {"name": f"{problem.name}/module{t + 1}", "devices": devices,
-                "links": spec_data(problem).get("links", []),
+                "links": spec_data(problem, platform=True).get("links", []),
                 "tasks": rows + stand_ins,
                 "edges": [edge_row(problem, problem.tasks[i], problem.tasks[j], size)
                           for i, j, size in problem.edges if i in inside and j in inside]

@@ -200,7 +200,7 @@ def coarse_problem(problem: Problem, groups: Sequence[Sequence[int]], name: str,
             row["op"] = op
         rows.append(row)
     sizes = _coarse_edges(problem, group_of, len(groups))
-    data = spec_data(problem)
+    data = spec_data(problem, platform=True)
     return Problem.from_dict({"name": name, "devices": data["devices"], "links": data.get("links", []),
                               "tasks": rows,
                               "edges": [edge_row(problem, labels[a], labels[b], s)

@@ -39,9 +39,19 @@ __all__ = ["spec_data", "task_row", "edge_row", "heavier", "sub_problem", "stitc
 KEPT = ("memory", "colocate", "op", "weight_memory", "activation_memory")
 
 
-def spec_data(problem: Problem) -> dict:
-    """The problem's spec as plain ``schedkit/v1`` data."""
-    return problem.spec.model_dump(mode="json", by_alias=True, exclude_none=True)
+def spec_data(problem: Problem, platform: bool = False) -> dict:
+    """The problem's spec as plain ``schedkit/v1`` data; ``platform=True``: its format,
+    devices and links only (what a sub-problem copies: the whole spec of a graph with
+    millions of edges takes seconds to dump).
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> sorted(spec_data(Problem.load("examples/tiny.yaml"), platform=True))
+    ['devices', 'format', 'links']
+    """
+    keep = {"format", "devices", "links"} if platform else None
+    return problem.spec.model_dump(mode="json", by_alias=True, exclude_none=True, include=keep)
 
 
 def task_row(problem: Problem, i: int, devices: Iterable[int] | None = None, name: str | None = None) -> dict:
@@ -119,7 +129,7 @@ def sub_problem(problem: Problem, tasks: Iterable[int], name: str, *,
     keep = sorted(set(tasks))
     inside = set(keep)
     pins = pins or {}
-    data = spec_data(problem)
+    data = spec_data(problem, platform=True)
     rows = [task_row(problem, i, pins.get(i)) for i in keep]
     edges = [edge_row(problem, problem.tasks[i], problem.tasks[j], size)
              for i, j, size in problem.edges if i in inside and j in inside]
