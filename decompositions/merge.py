@@ -357,7 +357,7 @@ class Merge(Reduction):
         # (times first, one schedule at the end: on 100,000 tasks each schedule costs seconds)
         began = time.perf_counter()
         device_of, orders = expanded(problem, groups, results[0].schedule)
-        start = reordered_times(problem, device_of, orders)
+        start = reordered_times(problem, device_of, orders, self.deadline)
         seconds = self.options.refine
         if self.deadline is not None:  # the method's time limit: what the coarse solve left
             seconds = min(seconds, max(0.0, self.deadline - time.perf_counter()))
