@@ -103,3 +103,21 @@ def test_coarse_edges_keep_the_heaviest_edge_and_own_transfer_times():
     for a, b, size in coarse.edges:
         assert float(size) == float(expected[a, b])
         assert isinstance(size, Payload) == isinstance(expected[a, b], Payload)
+
+
+def test_the_inverse_times_match_the_schedules_it_no_longer_makes():
+    import time
+
+    from schedkit.decompose.coarsen import expand, expanded, makespan_of, reordered, reordered_times
+    from schedkit.timing import fixed_order_times
+
+    p = layered_problem(levels=6, width=5)
+    groups = level_runs(p, 6)
+    coarse = solve(coarse_problem(p, groups, "c"), "heft")
+    device_of, orders = expanded(p, groups, coarse)
+    whole = reordered(p, expand(p, groups, coarse, "x"), "x")
+    start = reordered_times(p, device_of, orders)
+    assert makespan_of(p, device_of, start) == whole.makespan
+    # no time left: the left-shifted times, without HEFT's re-ordering
+    assert reordered_times(p, device_of, orders, deadline=time.perf_counter() - 1) == \
+        fixed_order_times(p, device_of, orders)
