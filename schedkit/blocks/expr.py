@@ -161,6 +161,30 @@ class Expr:
             self.coefs += [a * c for c in coefs]
         return self
 
+    def add_terms(self, pairs) -> Expr:
+        """Add ``sum(a * e for e, a in pairs)`` in place, term by term; returns ``self``.
+
+        The same floats as :meth:`add` once per pair, in one call: long sums (a load row over
+        every task of a device) spend most of their time in calls otherwise.
+
+        Examples
+        --------
+        >>> Expr(1.0).add_terms([(Expr.term(4), 2.0), (Expr(1.0), -3.0)])
+        Expr(-2.0 + 2.0 c4)
+        """
+        const, cols, coefs = self.const, self.cols, self.coefs
+        for e, a in pairs:
+            const += a * e.const
+            ec = e.coefs
+            if len(ec) == 1:
+                cols.append(e.cols[0])
+                coefs.append(a * ec[0])
+            else:
+                cols += e.cols
+                coefs += [a * c for c in ec]
+        self.const = const
+        return self
+
     def frozen(self) -> FrozenExpr:
         """This expression as one that many rows may share: :meth:`add` refuses to change it.
 
@@ -275,6 +299,9 @@ class FrozenExpr(Expr):
 
     def add(self, other, a: float = 1.0) -> Expr:
         raise TypeError("this expression is shared by many rows: add() to a copy() of it")
+
+    def add_terms(self, pairs) -> Expr:
+        raise TypeError("this expression is shared by many rows: add_terms() to a copy() of it")
 
 
 #: ``_row(Row, (expr, lower, upper))``: a row without the named tuple's keyword handling.
