@@ -80,6 +80,11 @@ def test_memory_slack_gives_capacities():
     lambda: layered(3, 3, 0.5, -0.1, devices=2),
     lambda: layered(3, 3, 0.5, 0.1, devices=0),
     lambda: layered(3, 3, 0.5, 0.1, devices=2, speed=(0.0, 1.0)),
+    lambda: layered(3, 3, 0.5, 0.1, devices=8, group_size=4),               # servers need types
+    lambda: layered(3, 3, 0.5, 0.1, devices=8, types=3, group_size=4),      # 2 servers, 3 types
+    lambda: layered(3, 3, 0.5, 0.1, devices=8, types=2, group_size=3),      # 8 is no multiple of 3
+    lambda: layered(3, 3, 0.5, 0.1, devices=2, types=3),
+    lambda: layered(3, 3, 0.5, 0.1, devices=2, types=0),
     lambda: erdos_renyi(0, 0.5, devices=2),
     lambda: erdos_renyi(3, 0.5, devices=2, work=(5.0, 1.0)),
     lambda: erdos_renyi(3, 0.5, devices=2, memory_slack=0.0),
@@ -87,6 +92,25 @@ def test_memory_slack_gives_capacities():
 def test_bad_parameters(call):
     with pytest.raises(ProblemError):
         call()
+
+
+def test_typed_cluster_is_small_and_means_its_expansion():
+    from schedkit import solve
+    from schedkit.problem.cluster import expanded
+
+    data = layered(4, 5, 0.5, 0.2, devices=16, seed=3, types=2, group_size=4)
+    assert len(data["links"]) == 4 + 6                  # one link inside each server, one per pair
+    assert all(set(t["durations"]) == {"type0", "type1"} for t in data["tasks"])
+    p = Problem.from_dict(data)
+    assert [p.spec.devices[d].group for d in (0, 3, 4)] == ["g0", "g0", "g1"]
+    flat = Problem.from_dict(expanded(data))
+    assert p.durations == flat.durations and p.allowed == flat.allowed
+    assert solve(p, "heft").makespan == solve(flat, "heft").makespan
+    # the servers are interchangeable groups: the symmetry block accepts them
+    sym = {"name": "s", "objective": "makespan",
+           "blocks": ["assignment", "placement", {"precedence": {"communication": True}},
+                      "no_overlap", {"symmetry": {"by": "tasks"}}]}
+    assert solve(p, "heft", formulation=sym).tasks
 
 
 def test_yaml_and_json_round_trip():

@@ -70,6 +70,11 @@ def add_generate_command(subparsers: Any) -> argparse.ArgumentParser:
                      help="edge probability between adjacent levels (default 0.3)")
     lay.add_argument("--long-range-prob", type=finite_float, default=0.1,
                      help="probability of a skip edge into each task (default 0.1)")
+    lay.add_argument("--types", type=int, default=None,
+                     help="devices of TYPES types, durations keyed by type (a large cluster's file)")
+    lay.add_argument("--group-size", type=int, default=None,
+                     help="with --types: servers of GROUP_SIZE devices of one type, group links "
+                          "inside and between servers")
     common(lay)
     er = kinds.add_parser("er", help="random ordered Erdos-Renyi DAG, per-device durations")
     er.add_argument("--tasks", type=int, default=14, help="number of tasks (default 14)")
@@ -117,7 +122,8 @@ def run_generate(args: argparse.Namespace) -> int:
         common = dict(devices=args.devices, seed=args.seed, latency=args.latency,
                       memory_slack=args.memory_slack, name=args.name)
         if args.kind == "layered":
-            data = layered(args.levels, args.width, args.edge_prob, args.long_range_prob, **common)
+            data = layered(args.levels, args.width, args.edge_prob, args.long_range_prob, **common,
+                           types=args.types, group_size=args.group_size)
         elif args.kind == "er":
             data = erdos_renyi(args.tasks, args.edge_prob, **common)
         else:

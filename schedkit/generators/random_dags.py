@@ -107,6 +107,40 @@ def _devices_and_links(rng: random.Random, devices: int, speed: tuple[float, flo
     return rows, links
 
 
+def _typed_cluster(rng: random.Random, devices: int, types: int, group_size: int | None,
+                   speed: tuple[float, float], bandwidth: tuple[float, float],
+                   latency: float) -> tuple[list, list, dict[str, float]]:
+    """Devices of ``types`` types, in servers of ``group_size`` when given, their links, and
+    each type's factor on a task's work (one over a speed drawn from ``speed``)."""
+    _check_count("types", types)
+    if types > devices:
+        raise ProblemError(f"types: {types} types for {devices} devices (at most one type per device)")
+    latency = _check_latency(latency)
+    factors = {f"type{j}": _round(1.0 / rng.uniform(*speed)) for j in range(types)}
+    link_extra = {"latency": latency} if latency else {}
+    if group_size is None:
+        rows = [{"name": f"dev{d}", "type": f"type{d % types}"} for d in range(devices)]
+        links = [{"src": f"dev{u}", "dst": f"dev{v}", "bandwidth": _round(rng.uniform(*bandwidth)), **link_extra}
+                 for u in range(devices) for v in range(u + 1, devices)]
+        return rows, links, factors
+    _check_count("group_size", group_size)
+    if devices % group_size:
+        raise ProblemError(f"group_size: {devices} devices do not make servers of {group_size}")
+    servers = devices // group_size
+    if group_size > 1 and servers < types:
+        raise ProblemError(f"types: {types} types for {servers} servers (a server's devices share one type)")
+    rows = [{"name": f"dev{d}", "type": f"type{(d // group_size) % types}", "group": f"g{d // group_size}"}
+            for d in range(devices)]
+    # A server's own link is the fastest (as NVLink inside a server), between servers the
+    # slowest of the range (a network): the groups' members stay interchangeable.
+    lo, hi = bandwidth
+    links = [{"src": f"g{s}", "dst": f"g{s}", "bandwidth": hi, **link_extra} for s in range(servers)
+             if group_size > 1]
+    links += [{"src": f"g{a}", "dst": f"g{b}", "bandwidth": _round(rng.uniform(lo, (lo + hi) / 2)), **link_extra}
+              for a in range(servers) for b in range(a + 1, servers)]
+    return rows, links, factors
+
+
 def _add_memory(rng: random.Random, tasks: list[dict], devices: list[dict], slack: float | None) -> None:
     if slack is None:
         return
@@ -126,7 +160,8 @@ def layered(levels: int, width: int, edge_prob: float, long_range_prob: float, d
             seed: int = 0, *, work: tuple[float, float] = (1.0, 10.0),
             size: tuple[float, float] = (1.0, 10.0), speed: tuple[float, float] = (1.0, 4.0),
             bandwidth: tuple[float, float] = (1.0, 10.0), latency: float = 0.0,
-            memory_slack: float | None = None, name: str | None = None) -> dict:
+            memory_slack: float | None = None, name: str | None = None,
+            types: int | None = None, group_size: int | None = None) -> dict:
     """A layered random task graph after Mayer et al. (2017), as ``schedkit/v1`` data.
 
     Parameters
@@ -153,12 +188,21 @@ def layered(levels: int, width: int, edge_prob: float, long_range_prob: float, d
         ``memory_slack * total task memory / devices`` (at least the largest task).
     name : str, optional
         Problem name; by default built from the parameters.
+    types : int, optional
+        A cluster of ``types`` device types (``type0``, ...): every task gives its
+        ``durations`` by type (unrelated machines: its work times a random factor of the
+        type times a per-task noise), so that the file grows with tasks x types, not tasks
+        x devices.
+    group_size : int, optional
+        With ``types``: devices in servers of ``group_size`` (device groups ``g0``, ...,
+        each of one type, cycled over the types), one group link inside each server and
+        one per pair of servers, instead of a link per device pair.
 
     Returns
     -------
     dict
         A ``schedkit/v1`` problem (tasks use ``work``, devices ``speed``; edges carry
-        their size explicitly).
+        their size explicitly; with ``types``, durations keyed by type instead).
 
     Examples
     --------
@@ -167,13 +211,20 @@ def layered(levels: int, width: int, edge_prob: float, long_range_prob: float, d
     [('t0', 't2'), ('t1', 't2'), ('t0', 't3'), ('t1', 't3')]
     >>> data["devices"][0]
     {'name': 'dev0', 'speed': 3.533}
+    >>> cluster = layered(levels=2, width=2, edge_prob=1.0, long_range_prob=0.0, devices=8, seed=0,
+    ...                   types=2, group_size=4)
+    >>> cluster["devices"][4], cluster["tasks"][0]["durations"]
+    ({'name': 'dev4', 'type': 'type1', 'group': 'g1'}, {'type0': 1.557, 'type1': 1.972})
+    >>> [(link["src"], link["dst"]) for link in cluster["links"]]
+    [('g0', 'g0'), ('g1', 'g1'), ('g0', 'g1')]
     """
     _check_count("levels", levels)
     _check_count("width", width)
     _check_count("devices", devices)
     _check_prob("edge_prob", edge_prob)
     _check_prob("long_range_prob", long_range_prob)
-    _check_size(f"levels x width: {levels * width:,} tasks on {devices:,} devices", levels * width, devices,
+    _check_size(f"levels x width: {levels * width:,} tasks on {devices:,} devices", levels * width,
+                devices if types is None else types,
                 pairs=(levels - 1) * width * width,
                 edges=(levels - 1) * width * width * edge_prob + levels * width * long_range_prob)
     work = _check_range("work", work)
@@ -181,12 +232,24 @@ def layered(levels: int, width: int, edge_prob: float, long_range_prob: float, d
     speed = _check_range("speed", speed, positive=True)
     bandwidth = _check_range("bandwidth", bandwidth, positive=True)
     rng = random.Random(seed)
-    device_rows, links = _devices_and_links(rng, devices, speed, bandwidth, latency)
+    if types is None:
+        if group_size is not None:
+            raise ProblemError("group_size: needs types (the devices of a server share one type)")
+        device_rows, links = _devices_and_links(rng, devices, speed, bandwidth, latency)
+        factors = None
+    else:
+        device_rows, links, factors = _typed_cluster(rng, devices, types, group_size, speed, bandwidth, latency)
     tasks = []
     outputs = []
     for k in range(levels * width):
         outputs.append(_round(rng.uniform(*size)))
-        tasks.append({"name": f"t{k}", "work": _round(rng.uniform(*work)), "output_size": outputs[k]})
+        task = {"name": f"t{k}", "work": _round(rng.uniform(*work)), "output_size": outputs[k]}
+        if factors is not None:  # (unrelated machines: a type's factor and a task's own noise)
+            base = task.pop("work")
+            task = {"name": task["name"], "durations": {
+                kind: _round(base * factor * rng.uniform(0.8, 1.25)) for kind, factor in factors.items()},
+                "output_size": task["output_size"]}
+        tasks.append(task)
     edges = []
     for level in range(1, levels):
         first, prev = level * width, (level - 1) * width
