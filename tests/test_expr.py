@@ -29,11 +29,15 @@ def test_arithmetic_means_what_it_says_at_every_point(a, b, k, xs):
              (k * a, k * value(a, xs)), (a * k, k * value(a, xs)), (-a, -value(a, xs)),
              (k - a, k - value(a, xs)), (a + k, value(a, xs) + k), (k + a, k + value(a, xs)),
              (a - k, value(a, xs) - k), (sum([a, b]), value(a, xs) + value(b, xs)),
-             (a.copy().add(b, k), value(a, xs) + k * value(b, xs))]
+             (a.copy().add(b, k), value(a, xs) + k * value(b, xs)),
+             (a.copy().add_terms([(b, k), (a, 2.0)]), 3 * value(a, xs) + k * value(b, xs))]
     for e, expected in cases:
         assert math.isclose(value(e, xs), expected, rel_tol=1e-9, abs_tol=1e-9)
         assert math.isclose(value(e.merged(), xs), expected, rel_tol=1e-9, abs_tol=1e-9)
         assert len(set(e.merged().cols)) == len(e.merged().cols)
+    # add_terms is add once per pair, float for float
+    one, other = a.copy().add_terms([(b, k), (a, 2.0)]), a.copy().add(b, k).add(a, 2.0)
+    assert (one.const, one.cols, one.coefs) == (other.const, other.cols, other.coefs)
     # the operators never change their operands
     assert before == (a.const, a.cols, a.coefs, b.const, b.cols, b.coefs)
 
