@@ -94,7 +94,7 @@ duration holds its device for no time, and may sit anywhere.
                     m3 = max(0.0, H - tail[d] - lowest) + slack
                     # start_s - start_f - p_fd + M1 Y + M2 (1 - x_fd) + M3 (1 - x_sd) >= 0, summed in
                     # place (the hottest rows of a build: no intermediate expression per term)
-                    row = (gap - duration).add(Y, m1).add(first_away[d], m2).add(second_away[d], m3)
+                    row = (gap - duration).add_terms(((Y, m1), (first_away[d], m2), (second_away[d], m3)))
                     add("disjunct", (ti, tj, devices[d], tag), row >= 0)
 
     def build_cp(self, cp):
