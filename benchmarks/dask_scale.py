@@ -89,12 +89,17 @@ def report(name: str, problem: Problem, method: str, options: dict, counts: list
             print(f"{k:>7} refused: {exc}", flush=True)
             return
         first = first or row
-        span_up = first["span_s"] / row["span_s"] if row["span_s"] else float("nan")
-        wall_up = first["wall_s"] / row["wall_s"]
-        print(f"{k:>7} {row['parts']:>6} {row['part_s']:>8.2f} {row['span_s']:>8.2f} {row['wall_s']:>8.2f} "
-              f"{row['makespan']:>12.2f} {span_up:>6.2f} /{wall_up:>6.2f} {span_up / k:>6.2f} /{wall_up / k:>6.2f}",
-              flush=True)
-    print("(speed-up and efficiency: of the parts' span / of the wall)")
+        head = f"{k:>7} {row['parts']:>6} {row['part_s']:>8.2f} {row['span_s']:>8.2f} {row['wall_s']:>8.2f} " \
+               f"{row['makespan']:>12.2f}"
+        if not row["parts"]:  # (nothing ran on the cluster: no speed-up to speak of)
+            print(f"{head} {'-':>14} {'-':>14}", flush=True)
+            continue
+        span_up, wall_up = first["span_s"] / row["span_s"], first["wall_s"] / row["wall_s"]
+        print(f"{head} {span_up:>6.2f} /{wall_up:>6.2f} {span_up / k:>6.2f} /{wall_up / k:>6.2f}", flush=True)
+    if first and not first["parts"]:
+        print("(no part ran on the cluster: a round of one part runs in the calling process)")
+    else:
+        print("(speed-up and efficiency: of the parts' span / of the wall)")
 
 
 def main(argv: list[str] | None = None) -> int:
