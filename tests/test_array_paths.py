@@ -111,3 +111,25 @@ def test_load_bounds_on_arrays_equal_the_scalar_loops(data, weights):
     slowness = reference_inverse_slowness(p)
     assert bounds._inverse_slowness(p) == slowness
     assert bounds._weighted_load(p, slowness) == reference_weighted_load(p, slowness)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", None]), st.sampled_from([1.0, 2.0, 0.5])), min_size=1,
+                max_size=5),
+       st.dictionaries(st.sampled_from(["a", "b", "c", "d0", "d1"]),
+                       st.one_of(st.sampled_from([0.0, 1.0, 1 / 3, 7.5]),
+                                 st.fixed_dictionaries({1: st.just(2.0), 4: st.just(5.0)})), max_size=4),
+       st.one_of(st.none(), st.sampled_from([1.0, 3.3])))
+def test_room_durations_equal_duration_on(devices, durations, work):
+    # A task's durations by type (C-level maps) are those TaskSpec.duration_on gives.
+    from schedkit.problem.durations import Room
+    from schedkit.problem.spec import DeviceSpec, TaskSpec
+
+    specs = [DeviceSpec(name=f"d{k}", type=kind, speed=speed) for k, (kind, speed) in enumerate(devices)]
+    if work is None and not durations:
+        work = 1.0
+    task = TaskSpec(name="t", work=work) if work is not None else TaskSpec(name="t", durations=durations)
+    index = {d.name: k for k, d in enumerate(specs)}
+    for indices in (range(len(specs)), range(0, len(specs), 2)):
+        room = Room(specs, list(indices))
+        assert list(room.durations(task, index)) == [task.duration_on(d) for d in room.devices]

@@ -35,6 +35,7 @@ from schedkit.numerics import fits
 from schedkit.problem import graph
 from schedkit.problem.arrays import ProblemArrays
 from schedkit.problem.batches import Batches
+from schedkit.problem.durations import Room, per_input
 from schedkit.problem.network import Network, Payload, check_finite_transfers
 from schedkit.problem.spec import ProblemSpec, load_spec, parse_spec
 
@@ -93,20 +94,19 @@ class Problem:
         self.durations: list[dict[int, float]] = []
         # The devices each memory size fits, once per size (most tasks share a few); a task's
         # durations on them by map and zip, since this loop meets tasks x devices pairs.
-        room_for: dict[float, tuple[tuple[int, ...], list]] = {}
+        room_for: dict[float, Room] = {}
         for task in spec.tasks:
             room = room_for.get(task.memory)
             if room is None:
-                indices = tuple(k for k, cap in enumerate(self.device_memory) if fits(task.memory, cap))
-                room = room_for[task.memory] = (indices, [spec.devices[k] for k in indices])
-            indices, devices = room
+                room = room_for[task.memory] = Room(spec.devices, [k for k, cap in enumerate(self.device_memory)
+                                                                   if fits(task.memory, cap)])
             if task.pin is not None:
-                indices = [k for k in indices if self.devices[k] in task.pin]
-                devices = [spec.devices[k] for k in indices]
-            table = dict(zip(indices, map(task.duration_on, devices)))
+                room = Room(spec.devices, [k for k in room.indices if self.devices[k] in task.pin])
+            indices, devices = room.indices, room.devices
+            table = dict(zip(indices, room.durations(task, self.device_index)))
             if None in table.values():  # devices its durations do not name
                 if spec.workload is not None:  # (or whose batches all hold several inputs)
-                    table.update(_per_input(task, devices, indices, table))
+                    table.update(per_input(task, devices, indices, table))
                 table = {k: duration for k, duration in table.items() if duration is not None}
             self.durations.append(table)
         self.allowed = [tuple(table) for table in self.durations]
@@ -374,18 +374,6 @@ class Problem:
             if task.colocate is not None:
                 groups.setdefault(task.colocate, []).append(k)
         return groups
-
-
-def _per_input(task, devices, indices, table) -> dict[int, float]:
-    """Per-input times, for the ranks and bounds of batching methods, on the devices where
-    every batch of ``task`` holds several inputs (its duration maps have no size 1)."""
-    out = {}
-    for k, device in zip(indices, devices):
-        value = task.entry(device)
-        if table[k] is None and isinstance(value, dict):
-            sizes = [b for b in value if not device.batch_sizes or b in device.batch_sizes]
-            out[k] = min((value[b] / b for b in sizes), default=None)
-    return out
 
 
 def as_problem(problem: Problem | ProblemSpec | dict | str | Path) -> Problem:
