@@ -135,6 +135,17 @@ def test_an_unknown_block_says_how_to_load_one(clean, block_files, tmp_path, cap
     assert "unknown method 'pid_heft'" in line and "--plugin FILE.py" in line
 
 
+def test_a_block_that_needs_an_unknown_family_says_how_to_load_one(clean, tmp_path, capfd):
+    (tmp_path / "needs.py").write_text(
+        "from schedkit.blocks import Block, register_block\n\n@register_block('needs_flow')\n"
+        "class NeedsFlow(Block):\n    \"\"\"Needs a family nobody loaded.\"\"\"\n"
+        "    requires = frozenset({'flow'})\n")
+    (tmp_path / "f.yaml").write_text("name: f\nobjective: makespan\nblocks: [assignment, needs_flow]\n")
+    line = one_line_error(capfd, main(["export", TINY, "-f", str(tmp_path / "f.yaml"), "--plugin",
+                                       str(tmp_path / "needs.py"), "-o", str(tmp_path / "m.lp")]))
+    assert "requires unknown family 'flow'" in line and "a family of your own loads" in line
+
+
 BAD = {
     "syntax": ("x = (\n", "line 1: '(' was never closed"),
     "import": ("import schedkit_no_such_lib\n", "line 1: No module named 'schedkit_no_such_lib'"),

@@ -29,6 +29,7 @@ from schedkit.blocks import BLOCKS, Block, Cuts, block_from_data
 from schedkit.errors import FormulationError, ProblemError
 from schedkit.milp.families import FAMILIES
 from schedkit.milp.objectives import OBJECTIVES
+from schedkit.plugins import hint
 from schedkit.registry import Registry, doc_line, one_line
 from schedkit.validate import register_preset
 
@@ -87,7 +88,7 @@ class Formulation(BaseModel):
             for family in sorted(block.requires):
                 if family not in FAMILIES:
                     raise FormulationError(f"block '{block.kind}' requires unknown family '{family}' "
-                                           f"(known: {', '.join(FAMILIES.names())})")
+                                           f"(known: {', '.join(FAMILIES.names())}); {hint('family')}")
                 definer = FAMILIES.get(family).defined_by
                 if definer is not None and definer not in kinds:
                     raise FormulationError(f"block '{block.kind}' needs family '{family}', which no block "
