@@ -117,6 +117,10 @@ class ProblemArrays:
         self.linked = np.array(problem.linked, dtype=bool).reshape(m, m)
         self.device_type, self.type_durations = _typed_durations(problem.durations, n, m)
         self.types = self.type_durations.shape[1]
+        # What arrivals() asks per task, once: whether an input carries no data, row numbers.
+        self._zero_input = np.bincount(self.edge_dst[self.edge_size == 0], minlength=n) > 0
+        self._rows = np.arange(int(np.diff(self.pred_ptr).max(initial=0)))
+        self._own_type = self.types == m and bool((self.device_type == np.arange(m)).all())
 
     def preds_of(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """The inputs of task ``i`` and their sizes (views, in the order of ``Problem.preds``)."""
@@ -125,6 +129,8 @@ class ProblemArrays:
 
     def durations_of(self, i: int) -> np.ndarray:
         """Duration of task ``i`` on every device (``inf`` where it cannot run)."""
+        if self._own_type:  # every device a type of its own, in device order: the row itself
+            return self.type_durations[i]
         return self.type_durations[i, self.device_type]
 
     def arrivals(self, i: int, device: np.ndarray, end: np.ndarray) -> np.ndarray:
@@ -155,10 +161,9 @@ class ProblemArrays:
         times = size[:, None] * self.inv_bandwidth[u]
         times += self.latency[u]
         times += e[:, None]
-        rows = np.arange(hi - lo)
-        times[rows, u] = e  # on the producer's own device nothing moves
-        zero = size == 0
-        if zero.any():  # an edge without data arrives when its producer ends
+        times[self._rows[:hi - lo], u] = e  # on the producer's own device nothing moves
+        if self._zero_input[i]:  # an edge without data arrives when its producer ends
+            zero = size == 0
             times[zero] = e[zero, None]
         if self.pred_payload[i]:
             for k in range(lo, hi):
