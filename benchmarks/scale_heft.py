@@ -45,8 +45,7 @@ found = schedkit.validate.violations(p, result.schedule); t3 = time.perf_counter
 print(json.dumps({{"load": t1 - t0, "heft": t2 - t1, "validate": t3 - t2, "violations": len(found),
                   "makespan": result.schedule.makespan}}))
 """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return json.loads(_run(code).strip().splitlines()[-1])
 
 
 def measure_whole(path: Path, out: Path) -> dict:
@@ -61,8 +60,15 @@ used = resource.getrusage(resource.RUSAGE_CHILDREN)
 peak = used.ru_maxrss / 1024  # kB on Linux
 print(json.dumps({{"whole": wall, "cpu": used.ru_utime + used.ru_stime, "peak_mb": peak}}))
 """
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(_run(code).strip().splitlines()[-1])
+
+
+def _run(code: str) -> str:
+    """The output of ``python -c code``; its error output in the exception when it fails."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"child failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return done.stdout
 
 
 def main(argv=None) -> int:
