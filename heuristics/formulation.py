@@ -25,15 +25,19 @@ from schedkit.errors import FormulationError, OptionError
 from schedkit.methods import Method, MethodOptions
 from schedkit.milp.formulation import Formulation, get_formulation
 from schedkit.problem import Problem
-from schedkit.timing import MemoryLevels, Transfers, congestion_resource
+from schedkit.timing import MemoryLevels, TimingRules, Transfers
 from schedkit.validate import semantic_blocks
 
-__all__ = ["FormulationOptions", "FollowsFormulation", "HONOURED"]
+__all__ = ["FormulationOptions", "FollowsFormulation", "HONOURED", "FOLLOWED"]
 
 #: Block kinds whose meaning the heuristics build into their schedules (blocks of other
-#: roles than ``semantic`` never constrain a schedule).
+#: roles than ``semantic`` never constrain a schedule). A block of another kind is honoured
+#: too when all it asks is timing rules the method follows (:attr:`FollowsFormulation.follows`).
 HONOURED = frozenset({"assignment", "placement", "precedence", "no_overlap", "memory",
                       "channels", "congestion", "batching"})
+#: The :class:`~schedkit.timing.rules.TimingRules` every heuristic times its schedules by
+#: (transfers booked through :meth:`FollowsFormulation.transfers`).
+FOLLOWED = frozenset({"congestion", "ordered_edges", "communication"})
 
 
 class FormulationOptions(MethodOptions):
@@ -59,6 +63,9 @@ class FollowsFormulation(Method):
 
     #: Block kinds whose meaning this method builds into its schedules.
     honours: frozenset = HONOURED
+    #: Timing rules this method's engines follow (a method that passes :meth:`levels` to its
+    #: engine follows ``memory`` too).
+    follows: frozenset = FOLLOWED
     runs_batches = True  # (every split of the inputs, run as one input each: heuristics.batched)
 
     def __init__(self, formulation=None, **options):
@@ -84,23 +91,46 @@ class FollowsFormulation(Method):
             return semantic_blocks(problem)
         blocks = list(formulation.blocks)
         for block in blocks:
-            if block.role == "semantic" and block.kind not in self.honours and block.applies_to(problem):
+            if block.role == "semantic" and not self.honours_block(block, problem) and block.applies_to(problem):
                 raise FormulationError(f"method '{self.name}' cannot honour block '{block.kind}' "
                                        f"of formulation '{formulation.name}' (use milp)")
         return blocks
+
+    def honours_block(self, block, problem: Problem) -> bool:
+        """Whether this method's schedules satisfy ``block``: its kind is one the method
+        honours, or all the block asks of a schedule is timing rules the method follows
+        (what :meth:`Block.timing_rules <schedkit.blocks.Block.timing_rules>` contributes).
+        Its schedules are validated against the block either way.
+
+        Examples
+        --------
+        >>> from schedkit.blocks import Congestion
+        >>> from schedkit.methods import METHODS
+        >>> heft = METHODS.get("heft")()
+        >>> heft.honours_block(Congestion(), Problem.load("examples/tiny.yaml"))
+        True
+        """
+        if block.kind in self.honours:
+            return True
+        asked = block.timing_rules(TimingRules(), problem).changed()
+        return bool(asked) and asked <= self.follows
 
     def formulation_data(self, problem: Problem) -> dict:
         formulation = self.formulation()
         return super().formulation_data(problem) if formulation is None else formulation.to_data()
 
+    def timing_rules(self, problem: Problem) -> TimingRules:
+        """What the formulation (or the problem's own semantics) asks of timing on ``problem``."""
+        return TimingRules.of(self.blocks(problem), problem)
+
     def transfers(self, problem: Problem) -> Transfers:
         """The transfer timelines of a schedule of ``problem`` under the formulation."""
-        return Transfers(problem, congestion_resource(self.blocks(problem)))
+        return self.timing_rules(problem).transfers(problem)
 
     def levels(self, problem: Problem, transfers: Transfers | None = None) -> MemoryLevels | None:
         """Fresh memory levels of a schedule of ``problem`` under the formulation (``None``
         without ``memory_timeline``)."""
-        return MemoryLevels.of(problem, self.blocks(problem), transfers)
+        return self.timing_rules(problem).levels(problem, transfers)
 
     def run_batches(self, problem: Problem):
         """The best schedule over splits of the workload's inputs (:mod:`schedkit.heuristics.batched`)."""

@@ -32,7 +32,7 @@ from schedkit.problem.bounds import formulation_bound
 from schedkit.problem.space import PlacementSpace
 from schedkit.progress import steps
 from schedkit.schedule import Result, Schedule
-from schedkit.timing import (MemoryLevels, OrderedTiming, Transfers, bfs_order, list_schedule, placement_indices,
+from schedkit.timing import (OrderedTiming, TimingRules, bfs_order, list_schedule, placement_indices,
                              to_schedule)
 
 __all__ = ["SearchOptions", "SearchMethod"]
@@ -54,10 +54,9 @@ class LevelledTiming:
     order : sequence of int
         A topological order of all tasks.
     insertion : bool
-    resource : {"channel", "port", "both"}, optional
-        A ``congestion`` formulation's resource.
-    mode : {"deltas", "lifetime"}
-        The ``memory_timeline`` block's mode.
+    rules : TimingRules
+        The formulation's timing rules: its ``memory`` mode (``deltas`` or ``lifetime``) and,
+        when it congests transfers, the resource they hold.
 
     Examples
     --------
@@ -65,15 +64,16 @@ class LevelledTiming:
     >>> p = Problem.from_dict({"name": "two", "devices": [{"name": "a", "memory": 3}, {"name": "b"}],
     ...     "tasks": [{"name": "x", "work": 1, "activation_memory": 2},
     ...               {"name": "y", "work": 1, "activation_memory": 2}]})
-    >>> timing = LevelledTiming(p, bfs_order(p), mode="deltas")
+    >>> timing = LevelledTiming(p, bfs_order(p), rules=TimingRules(memory="deltas"))
     >>> timing([0, 1]), timing([0, 0])      # 4 units never fit on a (capacity 3)
     (1.0, inf)
     """
 
     def __init__(self, problem: Problem, order: Sequence[int], insertion: bool = True,
-                 resource: str | None = None, mode: str = "deltas"):
-        self.problem, self.order, self.insertion = problem, list(order), insertion
-        self.resource, self.mode = resource, mode
+                 rules: TimingRules = TimingRules(memory="deltas")):
+        if rules.memory is None:
+            raise ValueError("LevelledTiming times a memory timeline: rules.memory is None")
+        self.problem, self.order, self.insertion, self.rules = problem, list(order), insertion, rules
         self.position = [0] * len(self.order)
         for k, i in enumerate(self.order):
             self.position[i] = k
@@ -85,10 +85,10 @@ class LevelledTiming:
     def __call__(self, device_of: Sequence[int], first: int = 0) -> float:
         """The makespan of ``device_of`` with the memory levels, ``inf`` when some task never fits."""
         p = self.problem
-        transfers = Transfers(p, self.resource)
+        transfers = self.rules.transfers(p)
         try:
             _, start = list_schedule(p, self._priority, device_of=device_of, insertion=self.insertion,
-                                     transfers=transfers, levels=MemoryLevels(p, self.mode, transfers))
+                                     transfers=transfers, levels=self.rules.levels(p, transfers))
         except ProblemError:
             return math.inf
         return max((t + p.durations[i][device_of[i]] for i, t in enumerate(start)), default=0.0)
@@ -213,10 +213,8 @@ class SearchMethod(FollowsFormulation):
         limit = self.options.time_limit
         space = PlacementSpace(problem)
         order = bfs_order(problem)
-        transfers = self.transfers(problem)
-        levels = self.levels(problem, transfers)
-        levelled = None if levels is None else \
-            LevelledTiming(problem, order, self.options.insertion, transfers.resource, levels.mode)
+        rules = self.timing_rules(problem)
+        levelled = None if rules.memory is None else LevelledTiming(problem, order, self.options.insertion, rules)
         device_of, start_schedule = self.starting_point(problem, space, levelled)
         bound = formulation_bound(problem, self.blocks(problem))
         if start_schedule is not None and limit is not None and time.perf_counter() - began > limit / 2:
@@ -224,7 +222,7 @@ class SearchMethod(FollowsFormulation):
             # long again on large graphs, for a search that would have no time left)
             return self._start_result(problem, start_schedule, bound)
         timing = levelled if levelled is not None else \
-            OrderedTiming(problem, order, insertion=self.options.insertion, resource=transfers.resource)
+            OrderedTiming(problem, order, insertion=self.options.insertion, rules=rules)
         timed = time.perf_counter()
         value = timing(device_of)
         timing.keep()
@@ -239,8 +237,9 @@ class SearchMethod(FollowsFormulation):
         if value == math.inf:
             raise ProblemError(f"method '{self.name}': no device string it tried lets every task fit the "
                                f"memory levels (memory_timeline; not a proof that no schedule exists)")
-        device_of, start = list_schedule(problem, order_priority(order), device_of=best,
-                                         insertion=self.options.insertion, transfers=transfers, levels=levels)
+        transfers = rules.transfers(problem)
+        device_of, start = list_schedule(problem, order_priority(order), device_of=best, insertion=self.options.insertion,
+                                         transfers=transfers, levels=rules.levels(problem, transfers))
         return Result.heuristic(to_schedule(problem, device_of, start, self.name, transfers), bound=bound)
 
     def _start_result(self, problem: Problem, start_schedule: Schedule, bound: float) -> Result:

@@ -11,7 +11,7 @@ from schedkit import Problem, ProblemError
 from schedkit.numerics import time_tolerance
 from schedkit.problem.mapping import is_feasible_mapping
 from schedkit.testing.strategies import problems
-from schedkit.timing import (OrderedTiming, Transfers, bfs_order, device_orders, fixed_order_times,
+from schedkit.timing import (OrderedTiming, TimingRules, Transfers, bfs_order, device_orders, fixed_order_times,
                              list_schedule, retime, simulate, to_schedule)
 
 RESOURCES = ("channel", "port", "both")
@@ -129,7 +129,7 @@ def test_retime_keeps_orders_and_left_shifts():
     moves = Transfers(p, "both")
     _, start = list_schedule(p, [3.0, 1.0, 2.0], transfers=moves)   # c before b
     s = to_schedule(p, [0, 1, 1], [t + 5 for t in start], "late", moves)
-    again = retime(p, s, "again", "both")
+    again = retime(p, s, "again", TimingRules(congestion="both"))
     assert congestion_errors(p, again, "both") == []
     assert again.makespan == 7.0
 
@@ -162,6 +162,6 @@ def test_every_engine_books_valid_transfers(data, resource, insertion):
     assert congestion_errors(p, again, resource) == []
     assert again.makespan <= listed.makespan + time_tolerance(listed.makespan)
     if is_feasible_mapping(p, device_of):
-        timing = OrderedTiming(p, bfs_order(p), insertion=insertion, resource=resource)
+        timing = OrderedTiming(p, bfs_order(p), insertion=insertion, rules=TimingRules(congestion=resource))
         assert timing(device_of) == pytest.approx(max(r.end for r in to_schedule(
             p, device_of, timing.start, "ordered").tasks))

@@ -168,6 +168,32 @@ class Block(BaseModel):
         """
         return None
 
+    def timing_rules(self, rules, problem):
+        """The :class:`~schedkit.timing.rules.TimingRules` of a formulation with this block:
+        ``rules`` (what the blocks before it contributed) changed by what this block asks of
+        timing on ``problem``, or ``rules`` unchanged.
+
+        Every method times schedules by these rules (the heuristics, the MILP's horizon and
+        read-back, CP-SAT), so a block that changes timing says so here and nowhere else. By
+        default a block that orders the edges (:meth:`edge_delays` not ``None``) says so; a
+        block that overrides this hook and orders edges too calls ``super()``.
+
+        Examples
+        --------
+        >>> from schedkit import Problem
+        >>> from schedkit.blocks import Congestion, Precedence
+        >>> from schedkit.timing.rules import TimingRules
+        >>> p = Problem.load("examples/tiny.yaml")
+        >>> Congestion(resource="both").timing_rules(TimingRules(), p).congestion
+        'both'
+        >>> Precedence(communication=False).timing_rules(TimingRules(), p).communication
+        False
+        """
+        delays = self.edge_delays()
+        if delays is None:
+            return rules
+        return rules.replace(ordered_edges=True, communication=rules.communication or delays)
+
     def canonicalize(self, problem, schedule):
         """``schedule`` relabelled into this block's canonical form (symmetry blocks)."""
         return schedule

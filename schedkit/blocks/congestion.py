@@ -66,6 +66,10 @@ heads and tails: no fixed constant.
     def applies_to(self, problem):
         return bool(problem.edges)
 
+    def timing_rules(self, rules, problem):
+        # (every engine books transfers on the timelines of this resource: no two at once)
+        return rules.replace(congestion=self.resource)
+
     def covers(self, other):
         # ``both`` holds channels and ports: it implies either alone.
         return other.kind == self.kind and self.resource in (other.resource, "both")

@@ -116,6 +116,10 @@ columns, from the instance.
         self.check(problem)
         return True
 
+    def timing_rules(self, rules, problem):
+        # (tasks wait for memory only where the timeline says anything: finite capacities)
+        return rules.replace(memory=self.mode) if self.applies_to(problem) else rules
+
     def check(self, problem) -> None:
         """Raise a one-line :class:`~schedkit.errors.ProblemError` for data this mode cannot mean."""
         for i, name in enumerate(problem.tasks):

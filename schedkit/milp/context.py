@@ -28,6 +28,7 @@ from schedkit.errors import FormulationError
 from schedkit.milp.families import FAMILIES, Family
 from schedkit.milp.linear import LinearModel, RowBlock
 from schedkit.problem import Problem
+from schedkit.timing.rules import TimingRules
 
 __all__ = ["ModelContext", "BuiltModel", "RowBlock"]
 
@@ -185,6 +186,8 @@ class BuiltModel:
     lower_bound : float
     formulation : Formulation or None
         The formulation the model was built from.
+    rules : TimingRules
+        What the formulation asks of timing on ``problem`` (the read-back's rules).
     """
 
     linear: LinearModel
@@ -197,6 +200,7 @@ class BuiltModel:
     lower_bound: float = 0.0
     formulation: object = None
     extras: dict = field(default_factory=dict)
+    rules: TimingRules = field(default_factory=TimingRules)
 
     @property
     def model(self):

@@ -31,6 +31,7 @@ from schedkit.milp.families import FAMILIES
 from schedkit.milp.objectives import OBJECTIVES
 from schedkit.plugins import hint
 from schedkit.registry import Registry, doc_line, one_line
+from schedkit.timing.rules import TimingRules
 from schedkit.validate import register_preset
 
 FORMULATIONS = Registry("formulation", group="schedkit.formulations", error=FormulationError)
@@ -188,6 +189,18 @@ class Formulation(BaseModel):
         """Whether a block of this kind is part of the formulation."""
         return any(b.kind == kind for b in self.blocks)
 
+    def timing_rules(self, problem) -> TimingRules:
+        """What the formulation asks of timing on ``problem``: each block's contribution
+        (:meth:`Block.timing_rules <schedkit.blocks.Block.timing_rules>`), derived once.
+
+        Examples
+        --------
+        >>> from schedkit import Problem
+        >>> get_formulation("moirai").timing_rules(Problem.load("examples/tiny.yaml")).congestion
+        'port'
+        """
+        return TimingRules.of(self.blocks, problem)
+
     def semantic_blocks(self) -> list[Block]:
         """The blocks that define a valid schedule of this formulation (role ``semantic``)."""
         return [b for b in self.blocks if b.role == "semantic"]
@@ -228,11 +241,11 @@ class Formulation(BaseModel):
             horizon, warm = choose_horizon(problem, self.blocks, warm)
         # (the blocks' symmetry rows accept only the canonical one of a schedule's mirror images)
         warm = canonical(problem, warm, self.blocks)
-        delays = [d for d in (b.edge_delays() for b in self.blocks) if d is not None]
+        rules = self.timing_rules(problem)
         lower = formulation_bound(problem, self.blocks)  # (0 without a block that orders edges)
         lin = LinearModel(name=f"{self.name}:{problem.name}")
-        ctx = ModelContext(problem, lin, horizon, orders_edges=bool(delays), lower_bound=lower,
-                           communication=any(delays))
+        ctx = ModelContext(problem, lin, horizon, orders_edges=rules.ordered_edges, lower_bound=lower,
+                           communication=rules.communication)
         # (rows hold no reference cycles: the cycle collector's passes over the growing model
         # took 40 % of the row building of benchmarks/build.py's 200 tasks)
         with paused_gc():
@@ -246,7 +259,7 @@ class Formulation(BaseModel):
                 add_pyomo_block(ctx, block)
         return BuiltModel(linear=lin, problem=problem, blocks=list(self.blocks), context=ctx,
                           horizon=horizon, warm=warm, build_seconds=time.perf_counter() - began,
-                          lower_bound=lower, formulation=self)
+                          lower_bound=lower, formulation=self, rules=rules)
 
 
 def register_formulation(name: str, formulation: Formulation | dict, *, replace: bool = False) -> None:

@@ -16,8 +16,7 @@ import time
 
 from schedkit.errors import ProblemError
 from schedkit.problem import Problem
-from schedkit.timing import Transfers, congestion_resource, list_schedule, to_schedule
-from schedkit.timing.levels import MemoryLevels
+from schedkit.timing import TimingRules, list_schedule, to_schedule
 from schedkit.problem.graph import upward_rank
 from schedkit.schedule.unrolled import Unrolled
 from schedkit.validate import canonical, violations
@@ -57,15 +56,15 @@ def choose_horizon(problem: Problem, blocks, warm=None, deadline: float | None =
     if problem.inputs > 1:
         return _batched_horizon(problem, blocks, warm)
     candidates = [(warm.makespan, lambda: warm)] if warm is not None else []
-    resource = congestion_resource(blocks)
+    rules = TimingRules.of(blocks, problem)
 
     def timed(rank, device_of=None) -> None:
         if deadline is not None and candidates and time.perf_counter() > deadline:
             return
-        transfers = Transfers(problem, resource)
+        transfers = rules.transfers(problem)
         try:
             device_of, start = list_schedule(problem, rank, device_of=device_of, transfers=transfers,
-                                             levels=MemoryLevels.of(problem, blocks, transfers))
+                                             levels=rules.levels(problem, transfers))
         except ProblemError:  # (its memory cannot hold them, say)
             return
         # (a transfer ends before the task it feeds starts: the last task end is the makespan)

@@ -18,7 +18,6 @@ from schedkit.milp.race import deadline_after, default_threads
 from schedkit.milp.start import following, search_start
 from schedkit.problem import Problem
 from schedkit.schedule import Quality, Result, Termination
-from schedkit.timing import congestion_resource
 
 
 class FormulationOption(MethodOptions):
@@ -204,18 +203,18 @@ class Milp(Method):
         from schedkit.milp.scale import choose_scale, in_units, result_in_units, scaled_problem
 
         o = self.options
-        resource = congestion_resource(self.formulation.blocks)
+        rules = self.formulation.timing_rules(problem)
         # The solver sees times near 1000 units whatever the user's unit (see milp.scale).
         factor = choose_scale(horizon)
         model_problem = scaled_problem(problem, factor)
-        start = best if best is None or factor == 1.0 else in_units(model_problem, best, resource=resource)
+        start = best if best is None or factor == 1.0 else in_units(model_problem, best, rules=rules)
         raced: list[Result] = []
         try:
             built = self.formulation.build(model_problem, horizon=start.makespan if start else None, warm=start)
             if self.solver != "auto" or worker is None or o.lns_seconds is not None:
                 # (racing, CP-SAT's own search improves the start from the first second)
                 built = self._improve(model_problem, built, deadline)
-            beside = self._cp_beside(problem, built, factor, resource, deadline, raced, worker)
+            beside = self._cp_beside(problem, built, factor, rules, deadline, raced, worker)
             result = self._solve(built, _left(deadline), beside)
         except MemoryError:
             # (budget.py's estimate is an average: HiGHS's presolve may need more)
@@ -226,7 +225,7 @@ class Milp(Method):
             result = result.model_copy(update={"quality": Quality.FEASIBLE, "schedule": built.warm,
                                                "message": f"{why}: the start schedule is returned"})
             result = Result.model_validate(result.model_dump())
-        result = combine(result_in_units(problem, result, factor, resource), raced[0] if raced else None)
+        result = combine(result_in_units(problem, result, factor, rules), raced[0] if raced else None)
         return result.with_seconds(time.perf_counter() - began)
 
     @property
@@ -243,7 +242,7 @@ class Milp(Method):
             return False
         return True
 
-    def _cp_beside(self, problem: Problem, built, factor: float, resource, deadline, raced: list, worker):
+    def _cp_beside(self, problem: Problem, built, factor: float, rules, deadline, raced: list, worker):
         """Under ``auto``, CP-SAT to race beside HiGHS (``None`` when it cannot take part)."""
         from schedkit.milp.readback import warm_values
         from schedkit.milp.scale import in_units
@@ -256,11 +255,11 @@ class Milp(Method):
             return None  # (HiGHS alone: CP-SAT would not start its search in time)
 
         def to_model(schedule):
-            timed = in_units(built.problem, schedule, resource=resource)
+            timed = in_units(built.problem, schedule, rules=rules)
             return warm_values(built, timed), timed.makespan
 
         start = built.warm if factor == 1.0 or built.warm is None else \
-            in_units(problem, built.warm, resource=resource)
+            in_units(problem, built.warm, rules=rules)
         return cp_beside(problem, self.formulation, start, deadline, to_model, factor, self.options.seed,
                          self.options.verbose, self._label, raced, worker)
 
@@ -328,7 +327,7 @@ class Milp(Method):
         if best is None:
             raise SchedkitError(f"{why}, and no heuristic schedule satisfies formulation "
                                 f"'{self.formulation.name}': try a decomposition, or a larger time limit")
-        orders = any(b.edge_delays() is not None for b in self.formulation.blocks)
+        orders = self.formulation.timing_rules(problem).ordered_edges
         return Result(termination=Termination.TIME_LIMIT, quality=Quality.FEASIBLE, provenance="heuristic",
                       schedule=best.model_copy(update={"method": f"milp:{self.formulation.name}"}),
                       bound=formulation_bound(problem, self.formulation.blocks) if orders else None, seconds=time.perf_counter() - began,

@@ -28,8 +28,7 @@ from schedkit.milp.solvers.base import RawSolution
 from schedkit.numerics import SOLVER_TOL, closed, finite_or_none
 from schedkit.schedule import Quality, Result, Schedule
 from schedkit.validate import canonical
-from schedkit.timing import (MemoryLevels, Transfers, batched_schedule, congestion_resource, device_orders,
-                             fixed_order_times, to_schedule)
+from schedkit.timing import batched_schedule, device_orders, fixed_order_times, to_schedule
 
 
 def warm_values(built, schedule: Schedule) -> list:
@@ -57,10 +56,10 @@ def read_schedule(built, values: Sequence[float], method: str) -> Schedule:
     starts = [s if s is not None else 0.0 for s in draft.starts]
     # With congestion, the transfers keep the solver's order on every channel and port; with
     # a memory timeline, nothing starts before the solver had it (waiting for a release).
-    transfers = Transfers(p, congestion_resource(built.blocks))
-    waits = MemoryLevels.of(p, built.blocks) is not None
+    rules = built.rules
+    transfers = rules.transfers(p)
     exact = fixed_order_times(p, device_of, device_orders(p, device_of, starts), transfers,
-                              draft.extras.get("transfer_starts"), not_before=starts if waits else None)
+                              draft.extras.get("transfer_starts"), not_before=starts if rules.waits else None)
     return to_schedule(p, device_of, exact, method, transfers)
 
 

@@ -26,7 +26,7 @@ import math
 
 from schedkit.problem import Problem
 from schedkit.schedule import Result, Schedule
-from schedkit.timing import retime
+from schedkit.timing import TimingRules, retime
 
 #: Horizons the solver handles as they are (times from 1 to 100 000 units).
 SAFE = (1.0, 1e5)
@@ -71,24 +71,24 @@ def _times(value, factor: float):
 
 
 def in_units(problem: Problem, schedule: Schedule, method: str | None = None,
-             resource: str | None = None) -> Schedule:
+             rules: TimingRules | None = None) -> Schedule:
     """``schedule`` (of a rescaled copy) re-timed on ``problem``: same devices, same device
-    orders (and, with a ``congestion`` ``resource``, same transfer orders).
+    orders (and, when the formulation's ``rules`` congest transfers, same transfer orders).
 
     The times are recomputed exactly and left-shifted by :func:`~schedkit.timing.retime`,
     so that no rounding of the scaling reaches the user.
     """
-    return retime(problem, schedule, method or schedule.method, resource)
+    return retime(problem, schedule, method or schedule.method, rules)
 
 
-def result_in_units(problem: Problem, result: Result, factor: float, resource: str | None = None) -> Result:
+def result_in_units(problem: Problem, result: Result, factor: float, rules: TimingRules | None = None) -> Result:
     """A result of the rescaled copy as a result of ``problem``: schedule re-timed, bound divided."""
     if factor == 1.0:
         return result
     update = {"bound": None if result.bound is None else result.bound / factor,
               "objective": None}
     if result.schedule is not None:
-        update["schedule"] = in_units(problem, result.schedule, resource=resource)
+        update["schedule"] = in_units(problem, result.schedule, rules=rules)
     copy = result.model_copy(update=update)
     # The objective follows the re-timed schedule (the validator of Result fills it in).
     return Result.model_validate(copy.model_dump())

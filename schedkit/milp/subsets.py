@@ -179,7 +179,7 @@ def subset_bounds(built: BuiltModel, schedule: Schedule, shared, deadline: float
     """
     from schedkit.milp.readback import warm_values
     from schedkit.milp.solvers.highs import highs_for
-    from schedkit.timing import Transfers, congestion_resource, list_schedule, to_schedule
+    from schedkit.timing import list_schedule, to_schedule
     from schedkit.validate import violations
 
     p = built.problem
@@ -222,7 +222,7 @@ def subset_bounds(built: BuiltModel, schedule: Schedule, shared, deadline: float
         # schedule's for the rest (list scheduling takes the earliest start first).
         priority = [-(values[where[timing.start_col(i)]] if i in chosen else rows[t].start)
                     for i, t in enumerate(p.tasks)]
-        transfers = Transfers(p, congestion_resource(built.blocks))
+        transfers = built.rules.transfers(p)
         try:
             devices, starts = list_schedule(p, priority, device_of=device_of, transfers=transfers)
         except ProblemError:  # memory or collocation: that device choice does not extend

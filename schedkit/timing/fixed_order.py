@@ -26,6 +26,7 @@ from schedkit.numerics import SOLVER_TOL
 from schedkit.problem import Problem
 from schedkit.timing.assemble import to_schedule
 from schedkit.timing.resources import arrival
+from schedkit.timing.rules import TimingRules
 from schedkit.timing.transfers import Transfers
 
 
@@ -154,10 +155,10 @@ def _ordered_transfers(problem: Problem, device_of: Sequence[int], device_orders
     return start[:n]
 
 
-def retime(problem: Problem, schedule, method: str, resource: str | None = None):
+def retime(problem: Problem, schedule, method: str, rules: TimingRules | None = None):
     """``schedule`` re-timed exactly on ``problem``: the same devices, the same order of the
-    tasks on every device and (with a ``congestion`` ``resource``) of the transfers on every
-    channel or port; every time the earliest those orders allow.
+    tasks on every device and (when the formulation's ``rules`` congest transfers) of the
+    transfers on every channel or port; every time the earliest those orders allow.
 
     Examples
     --------
@@ -172,8 +173,8 @@ def retime(problem: Problem, schedule, method: str, resource: str | None = None)
     device_of = [problem.device_index[rows[t].device] for t in problem.tasks]
     starts = [rows[t].start for t in problem.tasks]
     index = problem.task_index
-    transfers = Transfers(problem, resource)
-    moved = {(index[t.src], index[t.dst]): t.start for t in schedule.transfers} if resource else None
+    transfers = (rules or TimingRules()).transfers(problem)
+    moved = {(index[t.src], index[t.dst]): t.start for t in schedule.transfers} if transfers.congested else None
     exact = fixed_order_times(problem, device_of, device_orders(problem, device_of, starts),
                               transfers, moved)
     return to_schedule(problem, device_of, exact, method, transfers)

@@ -48,6 +48,8 @@ class MemoryLevels:
     ----------
     problem : Problem
     mode : {"deltas", "lifetime"}
+        A formulation's :attr:`TimingRules.memory <schedkit.timing.rules.TimingRules.memory>`
+        (see :meth:`TimingRules.levels <schedkit.timing.rules.TimingRules.levels>`).
     transfers : Transfers, optional
         The congestion timelines whose booked transfer times the schedule will carry
         (otherwise a transfer leaves when its producer ends).
@@ -62,14 +64,6 @@ class MemoryLevels:
         # lifetime: per device, item key -> [start, end or inf, amount]
         self.items: list[dict[tuple, list]] = [{} for _ in range(m)]
         self.waiting = [len(s) for s in problem.succs]  # consumers not yet placed
-
-    @classmethod
-    def of(cls, problem: Problem, blocks, transfers=None) -> MemoryLevels | None:
-        """The levels a formulation's ``blocks`` ask for (``None`` without ``memory_timeline``)."""
-        for block in blocks:
-            if block.kind == "memory_timeline" and block.applies_to(problem):
-                return cls(problem, block.mode, transfers)
-        return None
 
     @property
     def keeps_order(self) -> bool:

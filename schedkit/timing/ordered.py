@@ -30,7 +30,7 @@ from typing import Sequence
 from schedkit.numerics import GAP_SLACK
 from schedkit.problem import Problem
 from schedkit.timing.list_schedule import list_schedule
-from schedkit.timing.transfers import Transfers
+from schedkit.timing.rules import TimingRules
 
 #: The most transfer-time floats :class:`OrderedTiming` tables (distinct sizes x devices^2).
 _TABLED_FLOATS = 1 << 20
@@ -122,11 +122,11 @@ class OrderedTiming:
         A topological order of all tasks; default :func:`bfs_order`.
     insertion : bool
         Let a task fill an idle gap between tasks already on its device.
-    resource : {"channel", "port", "both"}, optional
-        A ``congestion`` formulation's resource: transfers then wait for their channels or
-        ports (:class:`~schedkit.timing.transfers.Transfers`), and every string is timed
-        from the start by :func:`~schedkit.timing.list_schedule` itself (``first`` is
-        ignored: a transfer booked late may take a slot before ``first``).
+    rules : TimingRules, optional
+        A formulation's timing rules. When they congest transfers, transfers wait for their
+        channels or ports (:class:`~schedkit.timing.transfers.Transfers`), and every string
+        is timed from the start by :func:`~schedkit.timing.list_schedule` itself (``first``
+        is ignored: a transfer booked late may take a slot before ``first``).
 
     Attributes
     ----------
@@ -150,10 +150,10 @@ class OrderedTiming:
     """
 
     def __init__(self, problem: Problem, order: Sequence[int] | None = None, insertion: bool = True,
-                 resource: str | None = None):
+                 rules: TimingRules | None = None):
         p = problem
         self.problem = problem
-        self.resource = resource
+        self.rules = rules or TimingRules()
         self._priority: list[float] | None = None   # the order as a list-scheduling priority
         m = len(p.devices)
         n = len(p.tasks)
@@ -206,7 +206,7 @@ class OrderedTiming:
 
     def __call__(self, device_of: Sequence[int], first: int = 0) -> float:
         """The makespan of ``device_of``, reusing the kept times before position ``first``."""
-        if self.resource is not None:
+        if self.rules.congestion is not None:
             return self._congested(device_of)
         m = self._m
         if first == 0:
@@ -302,7 +302,7 @@ class OrderedTiming:
             n = len(self.order)
             self._priority = [float(n - k) for k in self.position]
         _, start = list_schedule(self.problem, self._priority, device_of=device_of, insertion=self.insertion,
-                                 transfers=Transfers(self.problem, self.resource))
+                                 transfers=self.rules.transfers(self.problem))
         durations = self.problem.durations
         self.start = start
         self.end = [t + durations[i][device_of[i]] for i, t in enumerate(start)]

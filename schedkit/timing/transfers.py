@@ -26,28 +26,12 @@ Examples
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from schedkit.problem import Problem
 from schedkit.timing.resources import Timeline
 
-__all__ = ["Transfers", "congestion_resource"]
-
-
-def congestion_resource(blocks: Iterable) -> str | None:
-    """The resource a formulation's ``congestion`` block contends for, or ``None``.
-
-    Examples
-    --------
-    >>> class Block:
-    ...     kind, resource = "congestion", "port"
-    >>> congestion_resource([Block()]), congestion_resource([])
-    ('port', None)
-    """
-    for block in blocks:
-        if getattr(block, "kind", None) == "congestion":
-            return block.resource
-    return None
+__all__ = ["Transfers"]
 
 
 class Transfers:
@@ -57,7 +41,9 @@ class Transfers:
     ----------
     problem : Problem
     resource : {"channel", "port", "both"} or None
-        What transfers contend for (a ``congestion`` block's ``resource``); ``None``:
+        What transfers contend for (a formulation's
+        :attr:`TimingRules.congestion <schedkit.timing.rules.TimingRules.congestion>`, see
+        :meth:`TimingRules.transfers <schedkit.timing.rules.TimingRules.transfers>`); ``None``:
         nothing, each transfer leaves when its source ends.
 
     Attributes

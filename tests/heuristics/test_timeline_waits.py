@@ -7,7 +7,7 @@ import pytest
 
 from schedkit import Problem, ProblemError, solve
 from schedkit.blocks import MemoryTimeline
-from schedkit.timing import bfs_order
+from schedkit.timing import TimingRules, bfs_order
 from schedkit.heuristics.search import LevelledTiming
 
 
@@ -52,7 +52,7 @@ def test_levelled_timing_values_a_string_that_never_fits_inf():
         "name": "weights", "devices": [{"name": "fast", "memory": 3}, {"name": "slow", "memory": 3}],
         "tasks": [{"name": "a", "durations": {"fast": 1, "slow": 5}, "weight_memory": 2},
                   {"name": "b", "durations": {"fast": 1, "slow": 5}, "weight_memory": 2}]})
-    timing = LevelledTiming(p, bfs_order(p), mode="deltas")
+    timing = LevelledTiming(p, bfs_order(p), rules=TimingRules(memory="deltas"))
     assert timing([0, 0]) == math.inf       # 4 units of weights on 'fast' for ever
     assert timing([0, 1]) == 5.0
     # evolution's fastest string is that inf one: it starts from MET's mapping instead

@@ -24,8 +24,7 @@ from schedkit.problem import Problem
 from schedkit.problem.bounds import formulation_bound
 from schedkit.schedule import Quality, Result, Termination
 from schedkit.validate import canonical
-from schedkit.timing import (MemoryLevels, Transfers, batched_schedule, congestion_resource, device_orders,
-                             fixed_order_times, to_schedule)
+from schedkit.timing import TimingRules, batched_schedule, device_orders, fixed_order_times, to_schedule
 
 #: What to install for CP-SAT.
 EXTRA = "pip install 'schedkit[cpsat]'"
@@ -93,13 +92,13 @@ def read_answer(problem: Problem, formulation, job: Job, answer: Answer, method:
         schedule = batched_schedule(problem, [(i, d, inputs, ticks.time(start)) for i, d, inputs, start in answer.batches],
                                     method)
         return _result(schedule, answer, ticks, lower, bound, termination, method)
-    transfers = Transfers(problem, congestion_resource(formulation.blocks))
+    rules = TimingRules.of(formulation.blocks, problem)
+    transfers = rules.transfers(problem)
     starts = [ticks.time(s) for s in answer.starts]
     moved = {edge: ticks.time(s) for edge, s in answer.transfer_starts.items()}
     # (under a memory timeline nothing moves before CP-SAT had it: it may wait for a release)
-    waits = MemoryLevels.of(problem, formulation.blocks) is not None
     exact = fixed_order_times(problem, answer.devices, device_orders(problem, answer.devices, starts),
-                              transfers, moved or None, not_before=starts if waits else None)
+                              transfers, moved or None, not_before=starts if rules.waits else None)
     schedule = to_schedule(problem, answer.devices, exact, method, transfers)
     return _result(schedule, answer, ticks, lower, bound, termination, method)
 
