@@ -133,3 +133,34 @@ def test_room_durations_equal_duration_on(devices, durations, work):
     for indices in (range(len(specs)), range(0, len(specs), 2)):
         room = Room(specs, list(indices))
         assert list(room.durations(task, index)) == [task.duration_on(d) for d in room.devices]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from([1.0, 2.0]),
+                          st.sampled_from([None, 1.0, 5.0])), min_size=1, max_size=6),
+       st.lists(st.one_of(st.fixed_dictionaries({"work": st.sampled_from([1.0, 2.5])}),
+                          st.fixed_dictionaries({"durations": st.dictionaries(st.sampled_from(["a", "b", "c"]),
+                                                                              st.sampled_from([0.5, 1 / 3, 2.0]),
+                                                                              min_size=1)})),
+                min_size=1, max_size=8),
+       st.sampled_from([0.0, 2.0]))
+def test_durations_by_device_kind_equal_the_full_table(devices, tasks, memory):
+    # Devices of one (type, speed, memory) read from one of them: the durations of the full table.
+    from schedkit.problem import arrays
+
+    data = {"devices": [{"name": f"d{k}", "type": kind, "speed": speed, **({"memory": cap} if cap else {})}
+                        for k, (kind, speed, cap) in enumerate(devices)],
+            "tasks": [{"name": f"t{i}", "memory": memory, **task} for i, task in enumerate(tasks)],
+            "edges": []}
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
+    saved = arrays._KINDS_FROM
+    arrays._KINDS_FROM = 1
+    try:
+        kinds = arrays._spec_kinds(p)
+    finally:
+        arrays._KINDS_FROM = saved
+    device_type, table = arrays._typed_durations(p.durations, len(p.tasks), len(p.devices))
+    assert kinds is not None and (kinds[1][:, kinds[0]] == table[:, device_type]).all()
