@@ -80,7 +80,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     folder = Path(args.keep or tempfile.mkdtemp(prefix="scale_heft_"))
     folder.mkdir(parents=True, exist_ok=True)
-    print(f"{'tasks':>7} {'file':>8} {'load':>6} {'heft':>6} {'validate':>8} {'whole':>6} {'cpu':>6} {'peak':>8}  makespan")
+    print(f"{'tasks':>7} {'file':>8} {'load':>6} {'heft':>6} {'validate':>8} {'whole':>6} {'cpu':>6} "
+          f"{'peak':>8}  makespan")
     for levels in args.levels:
         path = folder / f"layered_{levels}x100_{args.devices}.json"
         if not path.exists():

@@ -13,8 +13,10 @@ Examples
 >>> from schedkit.schedule import TaskRun, Transfer
 >>> rows = [TaskRun(task="a", device="gpu", start=0, end=1.5),
 ...         Transfer(src="a", dst="b", **{"from": "gpu"}, to="cpu", start=1.5, end=2.0, route=["gpu->cpu"])]
->>> list(encoded(rows))
-['{"task": "a", "device": "gpu", "start": 0.0, "end": 1.5}', '{"src": "a", "dst": "b", "from": "gpu", "to": "cpu", "start": 1.5, "end": 2.0, "route": ["gpu->cpu"]}']
+>>> for text in encoded(rows):
+...     print(text)
+{"task": "a", "device": "gpu", "start": 0.0, "end": 1.5}
+{"src": "a", "dst": "b", "from": "gpu", "to": "cpu", "start": 1.5, "end": 2.0, "route": ["gpu->cpu"]}
 """
 
 from __future__ import annotations

@@ -36,8 +36,8 @@ def to_schedule(problem: Problem, device_of: Sequence[int], start: Sequence[floa
     # Built from the problem's own numbers: no field to check (pydantic's checks cost
     # seconds on graphs with 100 000 edges).
     with paused_gc():
-        rows = unchecked_rows(TaskRun, ({"task": name, "device": devices[d], "start": t, "end": float(e), "inputs": None}
-                                        for name, d, t, e in zip(problem.tasks, device_of, starts, end)))
+        rows = unchecked_rows(TaskRun, ({"task": name, "device": devices[d], "start": t, "end": float(e),
+                                         "inputs": None} for name, d, t, e in zip(problem.tasks, device_of, starts, end)))
     moved = _transfers(problem, device_of, end, transfers.booked if transfers is not None else {})
     makespan = max([r.end for r in rows] + [t.end for t in moved])
     return Schedule(problem=problem.name, method=method, status="heuristic", makespan=makespan,
