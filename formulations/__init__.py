@@ -4,7 +4,7 @@ from importlib import resources
 
 import yaml
 
-from schedkit.milp.formulation import register_formulation
+from schedkit.semantics import register_formulation
 
 for _file in sorted(resources.files(__name__).iterdir(), key=lambda f: f.name):
     if _file.name.endswith(".yaml"):

@@ -23,7 +23,7 @@ from pydantic import Field, field_validator
 
 from schedkit.errors import FormulationError, OptionError
 from schedkit.methods import Method, MethodOptions
-from schedkit.milp.formulation import Formulation, get_formulation
+from schedkit.semantics import Formulation, get_formulation
 from schedkit.problem import Problem
 from schedkit.timing import MemoryLevels, TimingRules, Transfers
 from schedkit.validate import semantic_blocks
@@ -34,7 +34,7 @@ __all__ = ["FormulationOptions", "FollowsFormulation", "HONOURED", "FOLLOWED"]
 #: roles than ``semantic`` never constrain a schedule). A block of another kind is honoured
 #: too when all it asks is timing rules the method follows (:attr:`FollowsFormulation.follows`).
 HONOURED = frozenset({"assignment", "placement", "precedence", "no_overlap", "memory",
-                      "channels", "congestion", "batching"})
+                      "channels", "batching"})
 #: The :class:`~schedkit.timing.rules.TimingRules` every heuristic times its schedules by
 #: (transfers booked through :meth:`FollowsFormulation.transfers`).
 FOLLOWED = frozenset({"congestion", "ordered_edges", "communication"})
@@ -57,7 +57,7 @@ class FormulationOptions(MethodOptions):
 class FollowsFormulation(Method):
     """A method whose schedules follow its ``formulation`` option (a mixin of the heuristics).
 
-    In Python the option may also be a :class:`~schedkit.milp.formulation.Formulation` or
+    In Python the option may also be a :class:`~schedkit.semantics.formulation.Formulation` or
     its data, as for ``milp``: the option then records its name.
     """
 
@@ -79,7 +79,7 @@ class FollowsFormulation(Method):
         super().__init__(**({} if formulation is None else {"formulation": formulation}), **options)
 
     def formulation(self):
-        """The :class:`~schedkit.milp.formulation.Formulation` named by the option, or ``None``."""
+        """The :class:`~schedkit.semantics.formulation.Formulation` named by the option, or ``None``."""
         if self._given is not None:
             return self._given
         name = getattr(self.options, "formulation", None)

@@ -15,7 +15,7 @@ from schedkit.problem.spec import ProblemSpec, load_spec
 from schedkit.problem import Problem
 from schedkit.schedule import Schedule, TaskRun, Transfer
 from schedkit.blocks import Block, register_block
-from schedkit.milp.formulation import Formulation, get_formulation
+from schedkit.semantics import Formulation, get_formulation
 from schedkit.methods import Method, MethodOptions, list_methods, register_method, solve
 from schedkit import milp as _milp  # registers the 'milp' method
 from schedkit import auto as _auto  # registers the 'auto' method

@@ -52,3 +52,21 @@ def test_no_import_cycles_between_kernel_modules():
             edges.add_edge(module, target)
     cycles = [sorted(c) for c in nx.strongly_connected_components(edges) if len(c) > 1]
     assert cycles == [], f"import cycles: {cycles}"
+
+
+def test_the_heuristics_never_import_the_milp():
+    # (the plug-in folder is installed as schedkit.heuristics, outside the graph import-linter
+    # walks: its imports are read here; a formulation's meaning is schedkit.semantics)
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "heuristics").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):  # (``from schedkit import milp`` too)
+                names = [f"{node.module}.{a.name}" for a in node.names]
+            else:
+                continue
+            found += [f"{path.name}: {n}" for n in names if n == "schedkit.milp" or n.startswith("schedkit.milp.")]
+    assert found == []

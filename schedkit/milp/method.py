@@ -200,21 +200,20 @@ class Milp(Method):
 
     def _exact(self, problem: Problem, worker, best, horizon, deadline, began: float) -> Result:
         """The exact solve of the model (HiGHS, CP-SAT racing beside it under ``auto``)."""
-        from schedkit.milp.scale import choose_scale, in_units, result_in_units, scaled_problem
+        from schedkit.milp.scale import Rescaling
 
         o = self.options
-        rules = self.formulation.timing_rules(problem)
         # The solver sees times near 1000 units whatever the user's unit (see milp.scale).
-        factor = choose_scale(horizon)
-        model_problem = scaled_problem(problem, factor)
-        start = best if best is None or factor == 1.0 else in_units(model_problem, best, rules=rules)
+        scaling = Rescaling.apply(problem, horizon, self.formulation.timing_rules(problem))
+        model_problem = scaling.scaled
+        start = scaling.forward(best)
         raced: list[Result] = []
         try:
             built = self.formulation.build(model_problem, horizon=start.makespan if start else None, warm=start)
             if self.solver != "auto" or worker is None or o.lns_seconds is not None:
                 # (racing, CP-SAT's own search improves the start from the first second)
                 built = self._improve(model_problem, built, deadline)
-            beside = self._cp_beside(problem, built, factor, rules, deadline, raced, worker)
+            beside = self._cp_beside(built, scaling, deadline, raced, worker)
             result = self._solve(built, _left(deadline), beside)
         except MemoryError:
             # (budget.py's estimate is an average: HiGHS's presolve may need more)
@@ -225,7 +224,7 @@ class Milp(Method):
             result = result.model_copy(update={"quality": Quality.FEASIBLE, "schedule": built.warm,
                                                "message": f"{why}: the start schedule is returned"})
             result = Result.model_validate(result.model_dump())
-        result = combine(result_in_units(problem, result, factor, rules), raced[0] if raced else None)
+        result = combine(scaling.invert(result), raced[0] if raced else None)
         return result.with_seconds(time.perf_counter() - began)
 
     @property
@@ -242,7 +241,7 @@ class Milp(Method):
             return False
         return True
 
-    def _cp_beside(self, problem: Problem, built, factor: float, rules, deadline, raced: list, worker):
+    def _cp_beside(self, built, scaling, deadline, raced: list, worker):
         """Under ``auto``, CP-SAT to race beside HiGHS (``None`` when it cannot take part)."""
         from schedkit.milp.readback import warm_values
         from schedkit.milp.scale import in_units
@@ -251,16 +250,16 @@ class Milp(Method):
             return None
         from schedkit.milp.budget import cp_too_large
 
+        problem = scaling.problem
         if cp_too_large(self.formulation, problem, _left(deadline)):
             return None  # (HiGHS alone: CP-SAT would not start its search in time)
 
         def to_model(schedule):
-            timed = in_units(built.problem, schedule, rules=rules)
+            timed = in_units(built.problem, schedule, rules=scaling.rules)
             return warm_values(built, timed), timed.makespan
 
-        start = built.warm if factor == 1.0 or built.warm is None else \
-            in_units(problem, built.warm, rules=rules)
-        return cp_beside(problem, self.formulation, start, deadline, to_model, factor, self.options.seed,
+        start = scaling.back(built.warm)
+        return cp_beside(problem, self.formulation, start, deadline, to_model, scaling.factor, self.options.seed,
                          self.options.verbose, self._label, raced, worker)
 
     def _start(self, problem: Problem, deadline: float | None):

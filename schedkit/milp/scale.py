@@ -9,6 +9,11 @@ the horizon near :data:`TARGET`; the schedule it finds is read back in the user'
 objective are divided back. Horizons within :data:`SAFE` are left alone: the same
 model, the same answer as without scaling.
 
+:class:`Rescaling` is that change of unit as a reduction with its inverse, like the
+decompositions': :meth:`Rescaling.apply` makes the problem the solver sees and keeps
+what the way back needs (the user's problem, the factor, the formulation's timing rules),
+:meth:`Rescaling.invert` turns a result of the solver's problem into one of the user's.
+
 Examples
 --------
 >>> choose_scale(4.5), choose_scale(1e-6), choose_scale(3e8)
@@ -23,6 +28,7 @@ Examples
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from schedkit.problem import Problem
 from schedkit.schedule import Result, Schedule
@@ -92,3 +98,59 @@ def result_in_units(problem: Problem, result: Result, factor: float, rules: Timi
     copy = result.model_copy(update=update)
     # The objective follows the re-timed schedule (the validator of Result fills it in).
     return Result.model_validate(copy.model_dump())
+
+
+@dataclass(frozen=True)
+class Rescaling:
+    """The MILP's change of time unit as a reduction: the solver's problem and the way back.
+
+    Attributes
+    ----------
+    problem : Problem
+        The user's problem.
+    factor : float
+        Every time of :attr:`scaled` is ``factor`` times that of :attr:`problem`.
+    rules : TimingRules
+        The formulation's timing rules: with congestion, a schedule keeps its transfer
+        orders both ways.
+    scaled : Problem
+        The problem the solver sees (:attr:`problem` itself when ``factor`` is 1).
+
+    Examples
+    --------
+    >>> from schedkit import Problem, solve
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> scaling = Rescaling.apply(p, horizon=4.5e-6)
+    >>> scaling.factor, scaling.scaled.durations[0]
+    (100000000.0, {0: 40000000.0, 1: 180000000.0})
+    >>> heft = solve(p, "heft")
+    >>> round(scaling.back(scaling.forward(heft)).makespan, 9) == round(heft.makespan, 9)
+    True
+    """
+
+    problem: Problem
+    factor: float
+    rules: TimingRules
+    scaled: Problem
+
+    @classmethod
+    def apply(cls, problem: Problem, horizon: float, rules: TimingRules | None = None) -> Rescaling:
+        """The rescaling that brings ``horizon`` (of ``problem``) near :data:`TARGET`."""
+        factor = choose_scale(horizon)
+        return cls(problem, factor, rules or TimingRules(), scaled_problem(problem, factor))
+
+    def forward(self, schedule: Schedule | None) -> Schedule | None:
+        """A schedule of :attr:`problem` as one of :attr:`scaled` (a warm start); unchanged at factor 1."""
+        if schedule is None or self.factor == 1.0:
+            return schedule
+        return in_units(self.scaled, schedule, rules=self.rules)
+
+    def back(self, schedule: Schedule | None) -> Schedule | None:
+        """A schedule of :attr:`scaled` as one of :attr:`problem`; unchanged at factor 1."""
+        if schedule is None or self.factor == 1.0:
+            return schedule
+        return in_units(self.problem, schedule, rules=self.rules)
+
+    def invert(self, result: Result) -> Result:
+        """A result of :attr:`scaled` as a result of :attr:`problem`: schedule re-timed, bound divided."""
+        return result_in_units(self.problem, result, self.factor, self.rules)

@@ -45,3 +45,22 @@ def test_a_scaled_schedule_is_retimed_exactly_on_the_original():
                     bound=50_000.0, method="heft")
     again = result_in_units(problem, result, 1000.0)
     assert again.bound == 50.0 and again.objective == back.makespan
+
+
+def test_rescaling_is_a_reduction_with_its_inverse():
+    from schedkit.milp.scale import Rescaling
+    from schedkit.timing import TimingRules
+
+    problem = schedkit.Problem.load("examples/tiny.yaml")
+    rules = schedkit.get_formulation("moirai").timing_rules(problem)
+    scaling = Rescaling.apply(problem, 4.5e-6, rules)
+    assert scaling.factor == 1e8 and scaling.rules == rules
+    schedule = schedkit.solve(problem, "heft", formulation="moirai")
+    there = scaling.forward(schedule)
+    assert there.makespan == pytest.approx(schedule.makespan * 1e8, rel=1e-12)
+    assert scaling.back(there).violations(problem, schedkit.get_formulation("moirai").blocks) == []
+    result = Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=there, bound=1e8,
+                    method="heft")
+    assert scaling.invert(result).bound == pytest.approx(1.0)
+    same = Rescaling.apply(problem, 4.5, TimingRules())
+    assert same.factor == 1.0 and same.scaled is problem and same.forward(schedule) is schedule

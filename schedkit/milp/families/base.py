@@ -33,14 +33,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Sequence
 
 from schedkit.blocks.context import BuildContext
-from schedkit.errors import FormulationError
-from schedkit.registry import Registry
+from schedkit.semantics.families import FAMILIES
 
 if TYPE_CHECKING:  # pragma: no cover
     from schedkit.milp.linear import LinearModel
     from schedkit.schedule import Schedule
 
-FAMILIES = Registry("variable family", group="schedkit.families", error=FormulationError)
+# (the registry is the formulation's, below the MILP: see schedkit.semantics.families)
+__all__ = ["FAMILIES", "Draft", "Family", "FamilyContext", "register_family"]
 
 
 class FamilyContext(BuildContext, Protocol):
