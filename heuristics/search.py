@@ -238,8 +238,9 @@ class SearchMethod(FollowsFormulation):
             raise ProblemError(f"method '{self.name}': no device string it tried lets every task fit the "
                                f"memory levels (memory_timeline; not a proof that no schedule exists)")
         transfers = rules.transfers(problem)
-        device_of, start = list_schedule(problem, order_priority(order), device_of=best, insertion=self.options.insertion,
-                                         transfers=transfers, levels=rules.levels(problem, transfers))
+        device_of, start = list_schedule(problem, order_priority(order), device_of=best,
+                                         insertion=self.options.insertion, transfers=transfers,
+                                         levels=rules.levels(problem, transfers))
         return Result.heuristic(to_schedule(problem, device_of, start, self.name, transfers), bound=bound)
 
     def _start_result(self, problem: Problem, start_schedule: Schedule, bound: float) -> Result:

@@ -194,3 +194,42 @@ print(schedkit.get_formulation({"blocks": ["assignment", {"busy_limit": {"limit"
 # [/busy_check]
 
 assert "b_d = \\sum" in schedkit.get_formulation({"blocks": ["assignment", {"busy_limit": {"limit": 3.7}}]}).describe()
+
+# [timing_block]
+from schedkit.blocks import Congestion
+
+
+@register_block("one_dma")
+class OneDma(Block):
+    """A device sends one transfer at a time and receives one at a time (one DMA engine each way)."""
+
+    requires = frozenset({"x", "timing", "transfer"})   # transfers as tasks: the channels block
+    builds_rows = True
+    template = r"No two transfers that leave one device, nor two that enter one, overlap."
+
+    def build(self, ctx, rows):
+        Congestion(resource="port").build(ctx, rows)     # the MILP rows of the built-in port rule
+
+    def timing_rules(self, rules, problem):
+        return rules.replace(congestion="port")          # every method's transfers wait for the port
+
+    def violations(self, problem, schedule):
+        return Congestion(resource="port").violations(problem, schedule)
+# [/timing_block]
+
+# [timing_solve]
+fork = schedkit.Problem.from_dict({
+    "name": "fork", "devices": [{"name": "d0"}, {"name": "d1"}, {"name": "d2"}],
+    "links": [{"src": "d0", "dst": "d1", "bandwidth": 1.0}, {"src": "d0", "dst": "d2", "bandwidth": 1.0}],
+    "tasks": [{"name": "a", "durations": {"d0": 1}}, {"name": "b", "durations": {"d1": 1}},
+              {"name": "c", "durations": {"d2": 1}}],
+    "edges": [{"src": "a", "dst": "b", "size": 1.0}, {"src": "a", "dst": "c", "size": 1.0}]})
+free = ["assignment", "precedence", "no_overlap", "channels"]
+for method in ("heft", "milp"):
+    both_at_once = schedkit.solve(fork, method, formulation={"name": "free", "blocks": free})
+    one_at_a_time = schedkit.solve(fork, method, formulation={"name": "one_dma", "blocks": free + ["one_dma"]})
+    print(method, both_at_once.makespan, one_at_a_time.makespan)   # 3.0 4.0: one transfer waits
+# [/timing_solve]
+
+assert (both_at_once.makespan, one_at_a_time.makespan) == (3.0, 4.0)
+assert schedkit.get_formulation({"blocks": free + ["one_dma"]}).timing_rules(fork).congestion == "port"

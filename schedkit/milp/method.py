@@ -329,7 +329,8 @@ class Milp(Method):
         orders = self.formulation.timing_rules(problem).ordered_edges
         return Result(termination=Termination.TIME_LIMIT, quality=Quality.FEASIBLE, provenance="heuristic",
                       schedule=best.model_copy(update={"method": f"milp:{self.formulation.name}"}),
-                      bound=formulation_bound(problem, self.formulation.blocks) if orders else None, seconds=time.perf_counter() - began,
+                      bound=formulation_bound(problem, self.formulation.blocks) if orders else None,
+                      seconds=time.perf_counter() - began,
                       message=f"{why}: the best start schedule is returned")
 
     def lns_budget(self, problem: Problem) -> float:
