@@ -69,6 +69,8 @@ import hashlib
 import math
 from typing import Callable, Sequence
 
+import numpy as np
+
 from schedkit.heuristics.measures import critical_path_tasks, decreasing, device_speeds, total_rank
 from schedkit.heuristics.placement import Placer, partition
 from schedkit.numerics import fits, shorter, time_tolerance
@@ -96,19 +98,48 @@ class _TrafficRows:
 
     def inbound(self, size: float, source: int) -> list[float]:
         """``row[d]``: time to send ``size`` from ``source`` to ``d``."""
-        row = self._in.get((size, source))
+        # (A tensor with its own times is equal to a plain size as a key: keyed by itself.)
+        key = (size if size.__class__ is float else id(size), source)
+        row = self._in.get(key)
         if row is None:
             p = self.p
-            row = self._in[size, source] = [p.comm_time(size, source, d) if p.linked[source][d]
+            row = self._in[key] = [p.comm_time(size, source, d) if p.linked[source][d]
                                             else math.inf for d in self.devices]
         return row
 
+    def sums(self, inbound: list, outbound: list) -> list[float]:
+        """Per device ``d``, the exact sum (``math.fsum``) of the times of ``inbound``
+        ``(size, source)`` tensors into ``d`` and ``outbound`` ``(size, target)`` tensors
+        out of ``d``: the rows of :meth:`inbound` and :meth:`outbound`, made on the arrays
+        (an edge with its own times by those methods)."""
+        a = self.p.arrays
+        parts = []
+        for pairs, into in ((inbound, True), (outbound, False)):
+            if not pairs:
+                continue
+            size = np.array([s for s, _ in pairs], dtype=np.float64)
+            end = np.array([k for _, k in pairs], dtype=np.int64)
+            inv = a.inv_bandwidth[end] if into else a.inv_bandwidth[:, end].T
+            latency = a.latency[end] if into else a.latency[:, end].T
+            linked = a.linked[end] if into else a.linked[:, end].T
+            rows = size[:, None] * inv  # comm_time's product and sum, in its order
+            rows += latency
+            rows[np.arange(len(pairs)), end] = 0.0  # (nothing moves on one device)
+            rows[~linked] = math.inf
+            for k, (s, device) in enumerate(pairs):
+                if getattr(s, "times", None):
+                    rows[k] = self.inbound(s, device) if into else self.outbound(s, device)
+            parts.append(rows)
+        table = parts[0] if len(parts) == 1 else np.vstack(parts)
+        return list(map(math.fsum, table.T.tolist()))
+
     def outbound(self, size: float, target: int) -> list[float]:
         """``row[d]``: time to send ``size`` from ``d`` to ``target``."""
-        row = self._out.get((size, target))
+        key = (size if size.__class__ is float else id(size), target)
+        row = self._out.get(key)
         if row is None:
             p = self.p
-            row = self._out[size, target] = [p.comm_time(size, d, target) if p.linked[d][target]
+            row = self._out[key] = [p.comm_time(size, d, target) if p.linked[d][target]
                                              else math.inf for d in self.devices]
         return row
 
@@ -286,15 +317,15 @@ def _mite(placer: Placer) -> list[int]:
         members = placer.units[u]
         importance = max(total[i] for i in members) / longest if longest > 0 else 0.0
         fastest = max(speeds[d] for d in options) or 1.0
-        rows = []
+        inbound, outbound = [], []
         for i in members:
             for q, size in p.preds[i]:
                 if size and dev[q] >= 0 and placer.unit_of[q] != u:
-                    rows.append(traffic_rows.inbound(size, dev[q]))
+                    inbound.append((size, dev[q]))
             for q, size in p.succs[i]:
                 if size and dev[q] >= 0 and placer.unit_of[q] != u:
-                    rows.append(traffic_rows.outbound(size, dev[q]))
-        per_device = [math.fsum(column) for column in zip(*rows)] if rows else None
+                    outbound.append((size, dev[q]))
+        per_device = traffic_rows.sums(inbound, outbound) if inbound or outbound else None
         traffic = []
         finish = []
         for d in options:

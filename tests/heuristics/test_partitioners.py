@@ -1,7 +1,8 @@
 """Partitioners (Mayer et al. 2017): feasibility, determinism and their defining choices."""
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from schedkit.testing.strategies import problems as problem_data
 from schedkit import Problem, ProblemError
@@ -267,3 +268,26 @@ def test_infeasible_packing_is_an_error():
     for name in NAMES:
         with pytest.raises(ProblemError, match="no placement of the tasks"):
             PARTITIONERS[name](p)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem_data(max_tasks=8, max_devices=5, transfer_times=True), st.data())
+def test_traffic_sums_on_arrays_equal_the_rows_summed(data, draw):
+    # MITE's traffic per device: the exact sums of the rows inbound() and outbound() give.
+    import math
+
+    from schedkit.heuristics.partitioners import _TrafficRows
+
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
+    assume(p.edges)
+    traffic = _TrafficRows(p)
+    devices = st.sampled_from(range(len(p.devices)))
+    sizes = st.sampled_from([size for _, _, size in p.edges if size] or [1.0])
+    inbound = draw.draw(st.lists(st.tuples(sizes, devices), max_size=4))
+    outbound = draw.draw(st.lists(st.tuples(sizes, devices), max_size=4))
+    assume(inbound or outbound)
+    rows = [traffic.inbound(s, d) for s, d in inbound] + [traffic.outbound(s, d) for s, d in outbound]
+    assert traffic.sums(inbound, outbound) == [math.fsum(column) for column in zip(*rows)]
