@@ -35,16 +35,12 @@ import json
 import math
 import random
 from pathlib import Path
-from typing import Any
 
 from schedkit.errors import ProblemError
+from schedkit.generators.random_devices import check_count, devices_and_links, round4, typed_cluster
 from schedkit.machine import ensure_fits
 
 __all__ = ["layered", "erdos_renyi", "dump"]
-
-
-def _round(x: float) -> float:
-    return float(f"{x:.4g}")
 
 
 def _check_range(name: str, bounds: tuple[float, float], positive: bool = False) -> tuple[float, float]:
@@ -54,11 +50,6 @@ def _check_range(name: str, bounds: tuple[float, float], positive: bool = False)
         need = "0 < low <= high" if positive else "0 <= low <= high"
         raise ProblemError(f"{name}: range ({lo:g}, {hi:g}) needs {need}")
     return lo, hi
-
-
-def _check_count(name: str, value: int, least: int = 1) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ProblemError(f"{name}: needs an integer >= {least}, got {value!r}")
 
 
 #: Bytes of a generated task per device (its duration) and of a generated edge, in the data
@@ -81,66 +72,6 @@ def _check_prob(name: str, value: float) -> None:
         raise ProblemError(f"{name}: a probability must lie in [0, 1], got {value!r}")
 
 
-def _check_latency(latency: float) -> float:
-    if isinstance(latency, bool) or not isinstance(latency, (int, float)) or not 0 <= latency < math.inf:
-        raise ProblemError(f"latency: needs a finite number >= 0, got {latency!r}")
-    return float(latency)
-
-
-def _devices_and_links(rng: random.Random, devices: int, speed: tuple[float, float] | None,
-                       bandwidth: tuple[float, float], latency: float) -> tuple[list, list]:
-    latency = _check_latency(latency)
-    rows = []
-    for d in range(devices):
-        row: dict[str, Any] = {"name": f"dev{d}"}
-        if speed is not None:
-            row["speed"] = _round(rng.uniform(*speed))
-        rows.append(row)
-    links = []
-    for u in range(devices):
-        for v in range(u + 1, devices):
-            link: dict[str, Any] = {"src": f"dev{u}", "dst": f"dev{v}",
-                                    "bandwidth": _round(rng.uniform(*bandwidth))}
-            if latency:
-                link["latency"] = latency
-            links.append(link)
-    return rows, links
-
-
-def _typed_cluster(rng: random.Random, devices: int, types: int, group_size: int | None,
-                   speed: tuple[float, float], bandwidth: tuple[float, float],
-                   latency: float) -> tuple[list, list, dict[str, float]]:
-    """Devices of ``types`` types, in servers of ``group_size`` when given, their links, and
-    each type's factor on a task's work (one over a speed drawn from ``speed``)."""
-    _check_count("types", types)
-    if types > devices:
-        raise ProblemError(f"types: {types} types for {devices} devices (at most one type per device)")
-    latency = _check_latency(latency)
-    factors = {f"type{j}": _round(1.0 / rng.uniform(*speed)) for j in range(types)}
-    link_extra = {"latency": latency} if latency else {}
-    if group_size is None:
-        rows = [{"name": f"dev{d}", "type": f"type{d % types}"} for d in range(devices)]
-        links = [{"src": f"dev{u}", "dst": f"dev{v}", "bandwidth": _round(rng.uniform(*bandwidth)), **link_extra}
-                 for u in range(devices) for v in range(u + 1, devices)]
-        return rows, links, factors
-    _check_count("group_size", group_size)
-    if devices % group_size:
-        raise ProblemError(f"group_size: {devices} devices do not make servers of {group_size}")
-    servers = devices // group_size
-    if group_size > 1 and servers < types:
-        raise ProblemError(f"types: {types} types for {servers} servers (a server's devices share one type)")
-    rows = [{"name": f"dev{d}", "type": f"type{(d // group_size) % types}", "group": f"g{d // group_size}"}
-            for d in range(devices)]
-    # A server's own link is the fastest (as NVLink inside a server), between servers the
-    # slowest of the range (a network): the groups' members stay interchangeable.
-    lo, hi = bandwidth
-    links = [{"src": f"g{s}", "dst": f"g{s}", "bandwidth": hi, **link_extra} for s in range(servers)
-             if group_size > 1]
-    links += [{"src": f"g{a}", "dst": f"g{b}", "bandwidth": _round(rng.uniform(lo, (lo + hi) / 2)), **link_extra}
-              for a in range(servers) for b in range(a + 1, servers)]
-    return rows, links, factors
-
-
 def _add_memory(rng: random.Random, tasks: list[dict], devices: list[dict], slack: float | None) -> None:
     if slack is None:
         return
@@ -148,10 +79,10 @@ def _add_memory(rng: random.Random, tasks: list[dict], devices: list[dict], slac
         raise ProblemError(f"memory_slack: needs a finite number > 0, got {slack!r}")
     total = 0.0
     for task in tasks:
-        task["memory"] = _round(rng.uniform(1.0, 10.0))
+        task["memory"] = round4(rng.uniform(1.0, 10.0))
         total += task["memory"]
     biggest = max(t["memory"] for t in tasks)
-    cap = _round(max(biggest, slack * total / len(devices)))
+    cap = round4(max(biggest, slack * total / len(devices)))
     for device in devices:
         device["memory"] = cap
 
@@ -218,9 +149,9 @@ def layered(levels: int, width: int, edge_prob: float, long_range_prob: float, d
     >>> [(link["src"], link["dst"]) for link in cluster["links"]]
     [('g0', 'g0'), ('g1', 'g1'), ('g0', 'g1')]
     """
-    _check_count("levels", levels)
-    _check_count("width", width)
-    _check_count("devices", devices)
+    check_count("levels", levels)
+    check_count("width", width)
+    check_count("devices", devices)
     _check_prob("edge_prob", edge_prob)
     _check_prob("long_range_prob", long_range_prob)
     _check_size(f"levels x width: {levels * width:,} tasks on {devices:,} devices", levels * width,
@@ -235,19 +166,19 @@ def layered(levels: int, width: int, edge_prob: float, long_range_prob: float, d
     if types is None:
         if group_size is not None:
             raise ProblemError("group_size: needs types (the devices of a server share one type)")
-        device_rows, links = _devices_and_links(rng, devices, speed, bandwidth, latency)
+        device_rows, links = devices_and_links(rng, devices, speed, bandwidth, latency)
         factors = None
     else:
-        device_rows, links, factors = _typed_cluster(rng, devices, types, group_size, speed, bandwidth, latency)
+        device_rows, links, factors = typed_cluster(rng, devices, types, group_size, speed, bandwidth, latency)
     tasks = []
     outputs = []
     for k in range(levels * width):
-        outputs.append(_round(rng.uniform(*size)))
-        task = {"name": f"t{k}", "work": _round(rng.uniform(*work)), "output_size": outputs[k]}
+        outputs.append(round4(rng.uniform(*size)))
+        task = {"name": f"t{k}", "work": round4(rng.uniform(*work)), "output_size": outputs[k]}
         if factors is not None:  # (unrelated machines: a type's factor and a task's own noise)
             base = task.pop("work")
             task = {"name": task["name"], "durations": {
-                kind: _round(base * factor * rng.uniform(0.8, 1.25)) for kind, factor in factors.items()},
+                kind: round4(base * factor * rng.uniform(0.8, 1.25)) for kind, factor in factors.items()},
                 "output_size": task["output_size"]}
         tasks.append(task)
     edges = []
@@ -314,8 +245,8 @@ def erdos_renyi(tasks: int, edge_prob: float, devices: int, seed: int = 0, *,
     >>> len(data["edges"]), sorted(data["tasks"][0]["durations"])
     (3, ['dev0', 'dev1'])
     """
-    _check_count("tasks", tasks)
-    _check_count("devices", devices)
+    check_count("tasks", tasks)
+    check_count("devices", devices)
     _check_prob("edge_prob", edge_prob)
     _check_size(f"tasks: {tasks:,} tasks on {devices:,} devices", tasks, devices,
                 pairs=tasks * (tasks - 1) // 2, edges=edge_prob * tasks * (tasks - 1) / 2)
@@ -325,15 +256,15 @@ def erdos_renyi(tasks: int, edge_prob: float, devices: int, seed: int = 0, *,
     size = _check_range("size", size)
     bandwidth = _check_range("bandwidth", bandwidth, positive=True)
     rng = random.Random(seed)
-    device_rows, links = _devices_and_links(rng, devices, None, bandwidth, latency)
+    device_rows, links = devices_and_links(rng, devices, None, bandwidth, latency)
     slowness = [rng.uniform(*spread) for _ in range(devices)]
     rows = []
     outputs = []
     for k in range(tasks):
         base = rng.uniform(*work)
-        outputs.append(_round(rng.uniform(*size)))
+        outputs.append(round4(rng.uniform(*size)))
         rows.append({"name": f"t{k}",
-                     "durations": {f"dev{d}": _round(base * slowness[d] * rng.uniform(*noise))
+                     "durations": {f"dev{d}": round4(base * slowness[d] * rng.uniform(*noise))
                                    for d in range(devices)},
                      "output_size": outputs[k]})
     edges = [{"src": f"t{i}", "dst": f"t{j}", "size": outputs[i]}
