@@ -135,7 +135,7 @@ class Milp(Method):
     runs_batches = True  # (with a formulation that has the ``batching`` block)
 
     def run_batches(self, problem: Problem) -> Result:
-        if not any(block.kind == "batching" for block in self.formulation.blocks):
+        if not self.formulation.has("batching"):
             raise FormulationError(f"formulation '{self.formulation.name}' has no 'batching' block for the "
                                    f"workload's {problem.inputs} inputs (use -f throughput)")
         return self.run(problem)
