@@ -42,7 +42,7 @@ from schedkit.heuristics.reservation import MemoryLookahead, Reservation
 from schedkit.methods import MethodOptions
 from schedkit.problem import Problem
 from schedkit.schedule import Result
-from schedkit.schedule.schedule import paused_gc
+from schedkit.machine import paused_gc
 from schedkit.timing import DeviceRule, list_schedule, to_schedule
 
 __all__ = ["ListSchedulingOptions", "ListSchedulingMethod"]

@@ -37,7 +37,7 @@ from schedkit.methods import MethodOptions, register_method
 from schedkit.problem import Problem
 from schedkit.problem.bounds import formulation_bound
 from schedkit.schedule import Result
-from schedkit.schedule.schedule import paused_gc
+from schedkit.machine import paused_gc
 from schedkit.timing import simulate, to_schedule
 
 from schedkit.heuristics.device_schedulers import SCHEDULERS

@@ -31,7 +31,7 @@ from schedkit.errors import FormulationError, InvalidScheduleError, ProblemError
 from schedkit.numerics import shorter
 from schedkit.problem.bounds import formulation_bound
 from schedkit.registry import Registry
-from schedkit.schedule.schedule import paused_gc
+from schedkit.machine import paused_gc
 from schedkit.schedule.checks import consistency_violations, expect_schedule, row_violations, status_violations
 
 __all__ = ["PRESETS", "Verdict", "canonical", "consistency_violations", "ignored_data", "judged_blocks",

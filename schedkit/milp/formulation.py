@@ -53,7 +53,7 @@ def build_model(formulation: Formulation, problem, horizon: float | None = None,
     from schedkit.milp.linear import LinearModel
     from schedkit.milp.pyomo import add_pyomo_block
     from schedkit.problem.bounds import formulation_bound
-    from schedkit.schedule.schedule import paused_gc
+    from schedkit.machine import paused_gc
     from schedkit.validate import canonical
 
     began = time.perf_counter()

@@ -12,10 +12,8 @@ Examples
 
 from __future__ import annotations
 
-import gc
 import json
 import math
-from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 from typing import Literal
@@ -85,29 +83,6 @@ def unchecked(row: type[BaseModel], values: dict):
     object.__setattr__(made, "__pydantic_extra__", None)
     object.__setattr__(made, "__pydantic_private__", None)
     return made
-
-
-@contextmanager
-def paused_gc():
-    """Hold the cycle collector while many rows are made: rows hold no cycles, and on a
-    schedule of 300,000 transfers its full passes took three quarters of making them.
-
-    Examples
-    --------
-    >>> import gc
-    >>> with paused_gc():
-    ...     gc.isenabled()
-    False
-    >>> gc.isenabled()
-    True
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def unchecked_rows(row: type[BaseModel], values) -> list:

@@ -17,7 +17,8 @@ import numpy as np
 
 from schedkit.problem import Problem
 from schedkit.schedule import Schedule, TaskRun, Transfer
-from schedkit.schedule.schedule import paused_gc, unchecked_rows
+from schedkit.machine import paused_gc
+from schedkit.schedule.schedule import unchecked_rows
 from schedkit.timing.transfers import Transfers
 
 
