@@ -218,6 +218,10 @@ class Auto(Method):
         if state.schedule is None:
             state.skip("refine", "refine", "no schedule to refine")
             return
+        rules = self.formulation.timing_rules(problem)
+        if rules.memory is not None:  # (the local search times no memory timeline)
+            state.skip("refine", "refine", "the local search does not follow a memory timeline")
+            return
         end = time.perf_counter() + (REFINE_UNBOUNDED if seconds is None else seconds)
         singles = [[i] for i in range(len(problem.tasks))]
         for start in [state.schedule] + [s for s in state.starts() if s is not state.schedule]:
@@ -226,7 +230,7 @@ class Auto(Method):
                 break
             state.begin("refine", "refine")
             try:
-                better = refined(problem, start, singles, left, method="auto")
+                better = refined(problem, start, singles, left, method="auto", rules=rules)
             except SchedkitError as exc:
                 state.end(note=str(exc).splitlines()[0])
                 return

@@ -65,7 +65,8 @@ from schedkit.problem import Problem
 from schedkit.problem.graph import upward_rank
 from schedkit.problem.space import PlacementSpace
 from schedkit.schedule import Schedule
-from schedkit.timing import FinishRule, OrderedTiming, list_schedule, placement_indices, priority_order, to_schedule
+from schedkit.timing import (FinishRule, OrderedTiming, TimingRules, list_schedule, placement_indices, priority_order,
+                             to_schedule)
 
 __all__ = ["refined", "refined_mapping"]
 
@@ -86,12 +87,13 @@ class _Search:
     before the first task it moves.
     """
 
-    def __init__(self, problem: Problem, device_of: list[int], deadline: float):
+    def __init__(self, problem: Problem, device_of: list[int], deadline: float, rules: TimingRules):
         self.problem = problem
         self.deadline = deadline
+        self.rules = rules
         self.space = PlacementSpace(problem)
         self.rank = upward_rank(problem)
-        self.timing = OrderedTiming(problem, priority_order(problem, self.rank))
+        self.timing = OrderedTiming(problem, priority_order(problem, self.rank), rules=rules)
         self.device_of = device_of
         self.loads = self.space.loads(device_of)
         self.makespan = self.timing(device_of)
@@ -142,7 +144,7 @@ class _Search:
 
 
 def refined(problem: Problem, schedule: Schedule, groups: Sequence[Sequence[int]], seconds: float,
-            method: str) -> Schedule:
+            method: str, rules: TimingRules | None = None) -> Schedule:
     """``schedule`` with its devices refined by windows re-placed by earliest finish, swaps
     and moves of ever smaller units (see above).
 
@@ -158,6 +160,10 @@ def refined(problem: Problem, schedule: Schedule, groups: Sequence[Sequence[int]
         At most this long (``0``: ``schedule`` itself).
     method : str
         The method named in the schedule returned.
+    rules : TimingRules, optional
+        The timing rules of the formulation the schedule answers (transfers that wait for
+        their channels or ports under ``congestion``): every candidate is timed by them.
+        A memory timeline is not followed: ``schedule`` itself comes back.
 
     Returns
     -------
@@ -165,14 +171,28 @@ def refined(problem: Problem, schedule: Schedule, groups: Sequence[Sequence[int]
         The list schedule of the refined devices when it is shorter than ``schedule``,
         else ``schedule`` itself.
     """
-    if seconds <= 0 or not schedule.tasks:
+    rules = rules or TimingRules()
+    if seconds <= 0 or not schedule.tasks or rules.memory is not None:
         return schedule
-    found = refined_mapping(problem, placement_indices(problem, schedule), schedule.makespan, groups, seconds)
-    return schedule if found is None else to_schedule(problem, *found, method)
+    found = refined_mapping(problem, placement_indices(problem, schedule), schedule.makespan, groups, seconds,
+                            rules)
+    if found is None:
+        return schedule
+    if rules.congestion is None:
+        return to_schedule(problem, *found, method)
+    # (the transfers' slots on their channels and ports: the list schedule that timed the
+    # mapping books them again)
+    order = priority_order(problem, upward_rank(problem))
+    priority = [0.0] * len(order)
+    for k, i in enumerate(order):  # (the priority by which OrderedTiming timed the candidates)
+        priority[i] = float(len(order) - k)
+    transfers = rules.transfers(problem)
+    _, start = list_schedule(problem, priority, device_of=found[0], transfers=transfers)
+    return to_schedule(problem, found[0], start, method, transfers)
 
 
 def refined_mapping(problem: Problem, device_of: list[int], makespan: float, groups: Sequence[Sequence[int]],
-                    seconds: float) -> tuple[list[int], list[float]] | None:
+                    seconds: float, rules: TimingRules | None = None) -> tuple[list[int], list[float]] | None:
     """:func:`refined` on a mapping whose schedule ends at ``makespan``: the refined
     mapping and its start times when they are shorter, else ``None`` (no schedule is made:
     on 100,000 tasks, one costs seconds).
@@ -187,9 +207,10 @@ def refined_mapping(problem: Problem, device_of: list[int], makespan: float, gro
     """
     if seconds <= 0 or not device_of:
         return None
+    rules = rules or TimingRules()
     if seconds < 2 * TIMING_SECONDS * len(device_of) ** 2:  # (its first timing would not end in time)
-        return _windows_only(problem, list(device_of), makespan, time.perf_counter() + seconds)
-    search = _Search(problem, list(device_of), time.perf_counter() + seconds)
+        return _windows_only(problem, list(device_of), makespan, time.perf_counter() + seconds, rules)
+    search = _Search(problem, list(device_of), time.perf_counter() + seconds, rules)
     levels = _levels(groups, len(problem.tasks))
     improved = True
     while improved and not search.out_of_time():
@@ -203,7 +224,7 @@ def refined_mapping(problem: Problem, device_of: list[int], makespan: float, gro
 
 
 def _windows_only(problem: Problem, device_of: list[int], makespan: float,
-                  deadline: float) -> tuple[list[int], list[float]] | None:
+                  deadline: float, rules: TimingRules) -> tuple[list[int], list[float]] | None:
     """The windows of :func:`_repair_pass` alone, each candidate timed by the list schedule
     that makes it (linear in the edges): the refinement of a graph too large for the moves
     and swaps, whose timing grows with the square of the tasks. The widest windows first,
@@ -223,10 +244,13 @@ def _windows_only(problem: Problem, device_of: list[int], makespan: float,
             for i in order[begin:begin + width]:
                 first[i] = anywhere
             try:
-                trial, start = list_schedule(p, rank, rule=FinishRule(first))
+                transfers = rules.transfers(p) if rules.congestion is not None else None
+                trial, start = list_schedule(p, rank, rule=FinishRule(first), transfers=transfers)
             except ProblemError:
                 continue
             length = max(start[i] + p.durations[i][trial[i]] for i in range(n))
+            if transfers is not None:  # (a transfer may end after every task)
+                length = max([length] + [end for _, end in transfers.booked.values()])
             if shorter(length, makespan) and space.feasible(trial):
                 device_of, makespan, best = trial, length, (trial, start)
     return best
@@ -271,7 +295,8 @@ def _repair_pass(search: _Search) -> bool:
             for i in order[begin:begin + width]:
                 first[i] = anywhere
             try:
-                trial, _ = list_schedule(p, search.rank, rule=FinishRule(first))
+                trial, _ = list_schedule(p, search.rank, rule=FinishRule(first),
+                                         transfers=search.rules.transfers(p) if search.rules.congestion else None)
             except ProblemError:  # memory used up on the way: no candidate from this window
                 continue
             improved |= search.adopt(trial)

@@ -108,3 +108,30 @@ def test_a_graph_too_large_for_moves_gets_the_windows_alone(monkeypatch):
     better.validate(p)
     assert better.makespan < start.makespan
     assert refined(p, better, [], seconds=0.0, method="x") is better
+
+
+def test_under_congestion_the_candidates_wait_for_their_ports():
+    # MOIRAI's GoogLeNet: transfers hold device ports. A refinement timed without the ports
+    # finds 'shorter' schedules that the formulation rejects; timed by its rules, every
+    # schedule it returns keeps the ports free of overlaps.
+    from schedkit.milp.formulation import get_formulation
+    from schedkit.validate import violations
+
+    p = Problem.load("examples/googlenet_moirai.json")
+    moirai = get_formulation("moirai")
+    start = solve(p, "heft", formulation="moirai")
+    better = refined(p, start, [[i] for i in range(len(p.tasks))], seconds=3, method="refined",
+                     rules=moirai.timing_rules(p))
+    assert better.makespan < start.makespan
+    assert violations(p, better, moirai.blocks) == []
+    # without the rules the local search ignores the ports: the validator says so
+    unaware = refined(p, start, [[i] for i in range(len(p.tasks))], seconds=3, method="refined")
+    assert any("congestion" in v for v in violations(p, unaware, moirai.blocks))
+
+
+def test_a_memory_timeline_is_not_refined():
+    from schedkit.timing import TimingRules
+
+    p, on_cpu = tiny_on_cpu()
+    rules = TimingRules(memory="deltas")
+    assert refined(p, on_cpu, [[0, 1, 2, 3], [4, 5]], seconds=5, method="x", rules=rules) is on_cpu
