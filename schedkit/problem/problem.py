@@ -36,6 +36,7 @@ from schedkit.problem import graph
 from schedkit.problem.arrays import ProblemArrays
 from schedkit.problem.batches import Batches
 from schedkit.problem.durations import Room, per_input
+from schedkit.problem.edge_table import EdgeTable, edge_lists, largest_only
 from schedkit.problem.network import Network, Payload, check_finite_transfers
 from schedkit.problem.spec import ProblemSpec, load_spec, parse_spec
 
@@ -110,13 +111,7 @@ class Problem:
                 table = {k: duration for k, duration in table.items() if duration is not None}
             self.durations.append(table)
         self.allowed = [tuple(table) for table in self.durations]
-        self.edges = [(self.task_index[e.src], self.task_index[e.dst], self._payload(e))
-                      for e in spec.edges]
-        self.preds: list[list[tuple[int, float]]] = [[] for _ in self.tasks]
-        self.succs: list[list[tuple[int, float]]] = [[] for _ in self.tasks]
-        for i, j, size in self.edges:
-            self.succs[i].append((j, size))
-            self.preds[j].append((i, size))
+        self.edges, self.preds, self.succs = edge_lists(spec, self.task_index, self._payload)
         self._build_network()
         self._check_reachable_placements()
         self._check_fixed_memory()
@@ -171,13 +166,14 @@ class Problem:
         self.linked = network.linked
         self.route = network.route
         self.channels = network.channels
-        for i, j, size in self.edges:
+        # Only an edge of a list of EdgeSpec may give its own transfer times (a Payload).
+        for i, j, size in () if isinstance(self.spec.edges, EdgeTable) else self.edges:
             for u, v in getattr(size, "times", ()):
                 if not self.linked[u][v]:
                     raise ProblemError(f"edge {self.tasks[i]}->{self.tasks[j]}: transfer time "
                                        f"'{self.devices[u]}->{self.devices[v]}': no link path "
                                        f"from {self.devices[u]} to {self.devices[v]}")
-        check_finite_transfers(self)
+        check_finite_transfers(largest_only(self))
 
     @cached_property
     def network(self) -> nx.DiGraph:

@@ -31,6 +31,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    field_serializer,
     model_validator,
 )
 
@@ -214,6 +215,9 @@ class ProblemSpec(_Frozen):
     links: list[LinkSpec] = []
     tasks: list[TaskSpec] = Field(min_length=1)
     edges: list[EdgeSpec] = []
+    """The edges: a list, or where a large file's edges were loaded in bulk an
+    :class:`~schedkit.problem.edge_table.EdgeTable`, a sequence of the same ``EdgeSpec``
+    held as columns."""
     workload: WorkloadSpec | None = None
     """Optional workload ``{inputs: L}`` for batching formulations (by default one input)."""
     time_unit: Literal["s", "ms", "us"] | None = None
@@ -228,6 +232,11 @@ class ProblemSpec(_Frozen):
     its share of the time a measured run spends outside the nodes (dispatch, allocation, the
     call), so that on one device the durations sum to the measured latency
     (:meth:`schedkit.costs.CostTable.overhead`)."""
+
+    @field_serializer("edges", mode="wrap")
+    def _dump_edges(self, edges, handler):
+        # An EdgeTable makes its EdgeSpec for the dump, which then writes each as before.
+        return handler(edges if isinstance(edges, list) else list(edges))
 
     @model_validator(mode="after")
     def _check_consistency(self) -> ProblemSpec:
@@ -359,11 +368,26 @@ def parse_spec(data: Any, source: str = "problem") -> ProblemSpec:
     ...
     schedkit.errors.ProblemError: problem: task 't': unknown device 'e'
     """
-    return parse_format(data, ProblemSpec, FORMAT, source, "'devices' and 'tasks'")
+    from schedkit.problem.bulk import fast_spec  # it builds on this module's models
+
+    # Many edges: checked in bulk when every row is plain (else, or on any error, in full).
+    return fast_spec(data) or parse_format(data, ProblemSpec, FORMAT, source, "'devices' and 'tasks'")
 
 
 def load_spec(path: str | Path) -> ProblemSpec:
-    """Load and validate a problem file (``.json``, ``.yaml`` or ``.yml``)."""
+    """Load and validate a problem file (``.json``, ``.yaml`` or ``.yml``).
+
+    A large JSON file's edges are read and checked in bulk (:func:`schedkit.problem.bulk.load_json`).
+
+    Examples
+    --------
+    >>> load_spec("examples/tiny.yaml").edges[0].src
+    'embed'
+    """
+    if isinstance(path, (str, Path)) and Path(path).suffix.lower() == ".json":
+        from schedkit.problem.bulk import load_json
+
+        return load_json(path)
     return parse_spec(read_data(path), source=str(path))
 
 

@@ -1,0 +1,186 @@
+"""The edges of a large problem as columns: three arrays in place of an object per edge.
+
+A problem file of 60,000 tasks has about 1.8 million edges. As one
+:class:`~schedkit.problem.spec.EdgeSpec` each they cost about 500 bytes and a few
+microseconds apiece (a pydantic model, its ``__dict__`` and its set of given fields):
+a gigabyte and seconds before a method starts. An :class:`EdgeTable` holds the same
+edges as task indices and sizes, 16 bytes an edge, and is what ``ProblemSpec.edges``
+holds when :mod:`schedkit.problem.bulk` loaded the edges in bulk. It is a read-only
+sequence of ``EdgeSpec``: indexing or iterating makes each one, equal to the one the
+file's row validates to, so that code written for a list of ``EdgeSpec`` reads it
+unchanged (and ``model_dump`` writes the same rows). :class:`~schedkit.problem.Problem`
+builds its edge lists from the columns directly (:func:`edge_lists`).
+
+Examples
+--------
+>>> import numpy as np
+>>> table = EdgeTable(["a", "b", "c"], np.array([0, 1]), np.array([1, 2]), np.array([4.0, np.nan]))
+>>> len(table), table[0]
+(2, EdgeSpec(src='a', dst='b', size=4.0, transfer_times=None))
+>>> [e.size for e in table]                    # NaN: the row gives no size
+[4.0, None]
+>>> table == list(table)
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from operator import itemgetter
+from types import SimpleNamespace
+
+import numpy as np
+
+from schedkit.problem.spec import EdgeSpec
+
+__all__ = ["EdgeTable", "edge_lists", "largest_only"]
+
+_new = EdgeSpec.__new__
+_set = object.__setattr__
+
+
+def _edge(src: str, dst: str, size: float) -> EdgeSpec:
+    # What ``EdgeSpec.model_construct`` makes (the fields given: ``size`` only when the row
+    # gave one), at a fifth of its cost: a model_dump of 1.8 million edges makes each.
+    edge = _new(EdgeSpec)
+    given = size == size  # NaN: not given
+    _set(edge, "__dict__", {"src": src, "dst": dst, "size": size if given else None, "transfer_times": None})
+    _set(edge, "__pydantic_fields_set__", {"src", "dst", "size"} if given else {"src", "dst"})
+    _set(edge, "__pydantic_extra__", None)
+    _set(edge, "__pydantic_private__", None)
+    return edge
+
+
+class EdgeTable(Sequence):
+    """Edges as columns, read as a sequence of :class:`~schedkit.problem.spec.EdgeSpec`.
+
+    Parameters
+    ----------
+    names : list of str
+        The task names, in file order.
+    src, dst : numpy.ndarray
+        Per edge, the indices of its two tasks in ``names``.
+    size : numpy.ndarray
+        Per edge, its size; NaN where the row gives none (its source's ``output_size``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> table = EdgeTable(["a", "b"], np.array([0]), np.array([1]), np.array([2.5]))
+    >>> table[-1].src, table[:1] == [EdgeSpec(src="a", dst="b", size=2.5)]
+    ('a', True)
+    """
+
+    __slots__ = ("names", "src", "dst", "size")
+
+    def __init__(self, names, src: np.ndarray, dst: np.ndarray, size: np.ndarray):
+        self.names = names
+        self.src = src
+        self.dst = dst
+        self.size = size
+
+    def __len__(self) -> int:
+        return len(self.size)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        size = float(self.size[k])  # IndexError past the end, as a list
+        return _edge(self.names[self.src[k]], self.names[self.dst[k]], size)
+
+    def __iter__(self):
+        names = self.names
+        return map(_edge, map(names.__getitem__, self.src.tolist()),
+                   map(names.__getitem__, self.dst.tolist()), self.size.tolist())
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, EdgeTable):
+            return (len(self) == len(other) and list(map(self.names.__getitem__, self.src.tolist()))
+                    == list(map(other.names.__getitem__, other.src.tolist()))
+                    and list(self) == list(other))
+        if isinstance(other, (list, tuple)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # a list is not hashable either
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+    def __reduce__(self):
+        return EdgeTable, (self.names, self.src, self.dst, self.size)
+
+
+def edge_lists(spec, task_index: dict, payload) -> tuple[list, list, list]:
+    """``Problem.edges``, ``preds`` and ``succs`` of ``spec``.
+
+    From an :class:`EdgeTable`, by C-level maps and zips over its columns (the edge's own
+    size, else its source's ``output_size``); from a list of ``EdgeSpec``, edge by edge
+    with ``payload(edge)`` the size (a :class:`~schedkit.problem.network.Payload` where the
+    edge gives ``transfer_times``). ``preds[j]`` and ``succs[i]`` list each task's edges in
+    file order either way.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from schedkit.problem.spec import parse_spec
+    >>> spec = parse_spec({"devices": [{"name": "d"}], "tasks": [
+    ...     {"name": n, "work": 1, "output_size": 3} for n in "abc"]})
+    >>> table = EdgeTable(["a", "b", "c"], np.array([0, 0, 1]), np.array([2, 1, 2]), np.array([1.0, np.nan, 2.0]))
+    >>> edges, preds, succs = edge_lists(spec.model_copy(update={"edges": table}), {"a": 0, "b": 1, "c": 2}, None)
+    >>> edges
+    [(0, 2, 1.0), (0, 1, 3.0), (1, 2, 2.0)]
+    >>> preds[2], succs[0]
+    ([(0, 1.0), (1, 2.0)], [(2, 1.0), (1, 3.0)])
+    """
+    n = len(task_index)
+    table = spec.edges
+    if isinstance(table, EdgeTable):
+        # One int object per task, shared by every edge (as the task index's own values
+        # are): ints read from the arrays would be new objects, 28 bytes each.
+        ints = list(range(n))
+        src = list(map(ints.__getitem__, table.src.tolist()))
+        dst = list(map(ints.__getitem__, table.dst.tolist()))
+        sizes = table.size.tolist()
+        if np.isnan(table.size).any():
+            outputs = [t.output_size for t in spec.tasks]
+            sizes = [outputs[i] if s != s else s for i, s in zip(src, sizes)]
+        edges = list(zip(src, dst, sizes))
+        src_keys, dst_keys = table.src, table.dst
+    else:
+        edges = [(task_index[e.src], task_index[e.dst], payload(e)) for e in table]
+        if not edges:
+            return edges, [[] for _ in range(n)], [[] for _ in range(n)]
+        src, dst, sizes = map(list, zip(*edges))
+        src_keys, dst_keys = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
+    return edges, _grouped(dst_keys, src, sizes, n), _grouped(src_keys, dst, sizes, n)
+
+
+def _grouped(keys: np.ndarray, other: list, sizes: list, n: int) -> list[list]:
+    """Per task ``t``, ``(other[e], sizes[e])`` over the edges ``e`` with ``keys[e] == t``,
+    in edge order (a stable sort, unless the edges come sorted, then one slice per task)."""
+    if (keys[1:] < keys[:-1]).any():
+        order = np.argsort(keys, kind="stable").tolist()
+        pick = itemgetter(*order) if len(order) > 1 else (lambda seq: (seq[order[0]],))
+        other, sizes = pick(other), pick(sizes)
+    pairs = list(zip(other, sizes))
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(keys, minlength=n)))).tolist()
+    return [pairs[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def largest_only(problem):
+    """``problem`` for :func:`~schedkit.problem.network.check_finite_transfers`, which looks
+    at its largest edge only: a view holding that edge alone when the edges came from an
+    :class:`EdgeTable` (numpy finds it, the first of the largest as ``max`` does, without
+    1.8 million calls of a key function), else ``problem`` itself.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> largest_only(Problem.load("examples/tiny.yaml")).edges[:1]
+    [(0, 1, 4000000.0)]
+    """
+    if not isinstance(problem.spec.edges, EdgeTable) or not problem.edges:
+        return problem
+    sizes = np.fromiter(map(itemgetter(2), problem.edges), dtype=np.float64, count=len(problem.edges))
+    return SimpleNamespace(**{**vars(problem), "edges": [problem.edges[int(np.argmax(sizes))]]})
