@@ -209,3 +209,66 @@ def test_the_validator_takes_blocks_as_data_or_says_why_not(blocks, words):
     with pytest.raises(SchedkitError, match=re.escape(words)):
         validate(problem, solve(problem, "heft"), blocks)
     validate(problem, solve(problem, "heft"), ["assignment", {"memory": {}}])  # names and data are blocks
+
+
+# ---------------------------------------------------------------------- running out of memory
+#: Where a command can run out of memory past the size estimates (they read the machine's free
+#: memory, not ``ulimit -v`` or a container's cap): (what fails, how to make it fail).
+OUT_OF_MEMORY = {
+    "load": lambda mp: mp.setattr(Problem, "load", classmethod(_no_memory)),
+    "render": lambda mp: mp.setattr("schedkit.report.render", _no_memory),
+    "write": lambda mp: mp.setattr("schedkit.milp.export.write_model", _no_memory),
+}
+
+
+def _no_memory(*args, **kwargs):
+    raise MemoryError
+
+
+@pytest.mark.parametrize("argv, fails", [
+    (lambda s, out: ["solve", TINY, "-m", "heft", "-o", out], "load"),
+    (lambda s, out: ["validate", TINY, s], "load"),
+    (lambda s, out: ["export", TINY, "-o", out.with_suffix(".lp")], "load"),
+    (lambda s, out: ["export", TINY, "-o", out.with_suffix(".lp")], "write"),
+    (lambda s, out: ["report", TINY, s, "-o", out.with_suffix(".html")], "render"),
+    (lambda s, out: ["trace", TINY, s, "-o", out], "render"),
+    (lambda s, out: ["plot", TINY, s, "-o", out.with_suffix(".svg")], "render"),
+], ids=["solve-load", "validate-load", "export-load", "export-write", "report", "trace", "plot"])
+def test_running_out_of_memory_is_one_line_and_writes_nothing(tmp_path, capfd, monkeypatch, argv, fails):
+    schedule = tmp_path / "s.json"
+    schedule.write_text(solve(Problem.load(TINY), "heft").to_json())
+    out = tmp_path / "out.json"
+    argv = [str(a) for a in argv(schedule, out)]
+    OUT_OF_MEMORY[fails](monkeypatch)
+    line = one_line_error(capfd, main(argv), Path(argv[argv.index("-o") + 1]) if "-o" in argv else None)
+    assert "memory" in line, line
+
+
+# ---------------------------------------------------------------------- YAML alias trees
+_LAUGHS = "".join(f"{a}: &{a} [{', '.join([f'*{b}'] * 9)}]\n" for b, a in zip("abcdefg", "bcdefgh"))
+ALIAS_TREES = {  # 8 levels of 9 aliases: 43 million leaves, 312 million characters as a repr
+    "format": "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + _LAUGHS + "format: *h\n",
+    "a_number": ("format: schedkit/v1\nname: p\na: &a [1, 2, 3, 4, 5, 6, 7, 8, 9]\n" + _LAUGHS
+                 + "devices: [{name: d, memory: *h}]\ntasks: [{name: t, durations: {d: 1}}]\n"),
+}
+
+
+@pytest.mark.xfail(strict=True, reason="issue 27 item 3: schedkit.errors.quoted takes repr() of the "
+                   "whole value before shortening it, so a message expands the alias tree")
+@pytest.mark.parametrize("case", list(ALIAS_TREES))
+def test_a_yaml_alias_tree_is_never_expanded_into_a_message(tmp_path, case):
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "bomb.yaml"
+    path.write_text(ALIAS_TREES[case])
+    assert len(ALIAS_TREES[case]) < 600
+    process = subprocess.Popen([sys.executable, "-m", "schedkit.cli", "validate", str(path), "s.json"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)  # (this child's own peak memory, no other's)
+    assert os.waitstatus_to_exitcode(status) == 1 and len(err.splitlines()) == 1, err[-2000:]
+    assert len(err) < 1000
+    # (the tree, expanded: 240-400 MB and seconds; read as it is: the interpreter's 70 MB)
+    assert usage.ru_maxrss < 150_000, f"peak {usage.ru_maxrss} KB"

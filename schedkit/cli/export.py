@@ -124,11 +124,11 @@ def run_export(args: argparse.Namespace) -> int:
     if cutless:
         milp = Milp(formulation=without_cuts(milp.formulation))
     check_export(milp.formulation, problem, args.output)  # (before minutes of building)
-    try:
+    try:  # (the estimate is an average, of the machine's free memory, not of ulimit -v: one line)
         built = milp.build(problem)
-    except MemoryError:  # (the estimate is an average: one line, not a traceback)
+        names = write_model(built, args.output)  # (names every row: memory too; no partial file stays)
+    except MemoryError:
         raise SchedkitError(f"{args.output}: not written: the machine ran out of memory for the model") from None
-    names = write_model(built, args.output)
     rows = built.linear.num_rows
     say(f"wrote {args.output}: {len(names)} columns, {rows} rows (horizon {built.horizon:g}"
         f"{'; without cut rows' if cutless else ''})")

@@ -24,6 +24,7 @@ latency ...
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 
@@ -197,6 +198,15 @@ def _main(argv: list[str] | None) -> int:
     except KeyboardInterrupt as stop:
         print(f"schedkit: {stop if isinstance(stop, Interrupted) else 'interrupted'}", file=sys.stderr)
         return interrupt.exit_status(getattr(stop, "signum", None) or interrupt.take())
+    except MemoryError:
+        # Size estimates read the machine's free memory, not a process limit (ulimit -v, a
+        # container's cap), and are averages: whatever runs out past them is one line, not a
+        # traceback (writers have removed their partial files). Said after this block: until it
+        # ends, the traceback's frames hold what filled the memory, and printing would fail too.
+        pass
+    gc.collect()
+    return _error(f"{args.command}: ran out of memory (the input is too large for the memory this "
+                  f"process may use)")
 
 
 if __name__ == "__main__":
