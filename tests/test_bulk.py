@@ -142,11 +142,15 @@ def test_python_data_is_checked_in_bulk_too(monkeypatch):
         parse_spec({**data, "edges": [tuple(e.values()) for e in data["edges"]]})
 
 
-def test_the_compacting_reader_keeps_plain_rows_only():
-    data, kept = bulk.read_json('{"edges": [{"src": "a", "dst": "b", "size": 1}, {"src": "a", "dst": "b"},'
-                                ' {"src": "a", "dst": "b", "size": null}, {"dst": "a", "src": "b"}]}')
-    assert kept == 2
-    assert data["edges"][:2] == [("a", "b", 1), ("a", "b", None)]
-    assert data["edges"][0][0] is data["edges"][1][0]  # one str per name
+def test_the_reader_keeps_plain_rows_only():
+    data, rows = bulk.read_json('{"edges": [{"src": "a", "dst": "b", "size": 1}, {"src": "a", "dst": "c"},'
+                                ' {"src": "a", "dst": "b", "size": null}, {"dst": "a", "src": "b"},'
+                                ' {"src": "a", "dst": "b", "size": NaN}, {"src": "a", "dst": "b", "size": 1e400},'
+                                ' {"src": "a", "dst": "b", "size": 9007199254740993}]}')
+    assert data["edges"][:2] == [bulk.ROW, bulk.ROW] and len(rows) == 3
+    assert [type(r).__name__ for r in data["edges"][2:]] == ["dict", "dict", "dict", "_Row", "dict"]
+    assert rows.names == {"a": 0, "b": 1, "c": 2}
+    assert rows.src.tolist() == [0, 0, 0] and rows.dst.tolist() == [1, 2, 1]
+    assert rows.size.tolist()[0] == 1.0 and rows.size.tolist()[2] == float("inf")
     with pytest.raises(ValueError):
         bulk.read_json('{"a": 1, "a": 2}')

@@ -139,8 +139,8 @@ def edge_lists(spec, task_index: dict, payload) -> tuple[list, list, list]:
         # One int object per task, shared by every edge (as the task index's own values
         # are): ints read from the arrays would be new objects, 28 bytes each.
         ints = list(range(n))
-        src = list(map(ints.__getitem__, table.src.tolist()))
-        dst = list(map(ints.__getitem__, table.dst.tolist()))
+        src = list(map(ints.__getitem__, memoryview(table.src)))  # no list of the indices between
+        dst = list(map(ints.__getitem__, memoryview(table.dst)))
         sizes = table.size.tolist()
         if np.isnan(table.size).any():
             outputs = [t.output_size for t in spec.tasks]

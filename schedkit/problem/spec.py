@@ -26,6 +26,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import numpy as np
+
 from pydantic import (
     BaseModel,
     BeforeValidator,
@@ -38,6 +40,7 @@ from pydantic import (
 from schedkit.errors import quoted
 from schedkit.numerics import fits
 from schedkit.problem.cluster import check_batch_sizes, check_names, devices_named, name_sets
+from schedkit.problem.dag import acyclic
 from schedkit.problem.reading import parse_format, read_data
 
 FORMAT = "schedkit/v1"
@@ -311,8 +314,8 @@ class ProblemSpec(_Frozen):
             if edge.transfer_times and self.edge_size(edge) == 0:
                 raise ValueError(f"{label}: 'transfer_times' needs a positive size (an edge of size 0 "
                                  f"moves no data)")
-        # Kahn's count is cheap; networkx finds the cycle to name only when there is one.
-        cycle = None if _acyclic(seen) else _find_cycle(seen)
+        # Kahn's count on indices is cheap; networkx finds the cycle to name only when there is one.
+        cycle = None if _acyclic(seen, self.tasks) else _find_cycle(seen)
         if cycle:
             path = " -> ".join([u for u, _ in cycle] + [cycle[0][0]])
             raise ValueError(f"the task graph has a cycle: {path}")
@@ -329,24 +332,11 @@ class ProblemSpec(_Frozen):
         return {t.name: t.output_size for t in self.tasks}
 
 
-def _acyclic(edges: set[tuple[str, str]]) -> bool:
-    """Whether the graph of ``edges`` has no cycle (Kahn's algorithm)."""
-    after: dict[str, list[str]] = {}
-    indegree: dict[str, int] = {}
-    for a, b in edges:
-        after.setdefault(a, []).append(b)
-        indegree[b] = indegree.get(b, 0) + 1
-        indegree.setdefault(a, 0)
-    ready = [node for node, count in indegree.items() if count == 0]
-    done = 0
-    while ready:
-        node = ready.pop()
-        done += 1
-        for nxt in after.get(node, ()):
-            indegree[nxt] -= 1
-            if indegree[nxt] == 0:
-                ready.append(nxt)
-    return done == len(indegree)
+def _acyclic(edges: set[tuple[str, str]], tasks: list[TaskSpec]) -> bool:
+    """Whether the graph of ``edges`` (between known tasks) has no cycle, checked on indices."""
+    index = {t.name: k for k, t in enumerate(tasks)}
+    ends = np.array([(index[a], index[b]) for a, b in edges], dtype=np.int64).reshape(-1, 2)
+    return acyclic(ends[:, 0], ends[:, 1], len(tasks))
 
 
 def _unique(names: list[str], what: str) -> set[str]:
