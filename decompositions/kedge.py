@@ -76,6 +76,10 @@ class KedgeOptions(BaseModel):
     """Components with fewer tasks join a neighbouring module."""
     bound: bool = True
     """Compute DiviML's recursive lower bound (one more part per module output)."""
+    lookahead: int = Field(0, ge=0)
+    """Modules after each one solved with it (a rolling horizon): only the module's own
+    devices and orders are kept, but they were chosen knowing where its outputs go and
+    what memory the next modules need."""
 
 
 @register_decomposition("kedge")
@@ -154,7 +158,8 @@ class Kedge(Split):
         problem: Problem = state["problem"]
         t = len(state["rounds"])
         tasks = state["modules"][t]
-        parts = [self._module_part(state, t, tasks)]
+        ahead = [i for later in state["modules"][t + 1:t + 1 + self.options.lookahead] for i in later]
+        parts = [self._module_part(state, t, tasks + ahead)]
         bounds = []
         if self.options.bound:
             inside = set(tasks)
@@ -242,10 +247,11 @@ class Kedge(Split):
             return
         device_of = dict(state["device_of"])
         orders = [list(order) for order in state["orders"]]
+        own = {problem.tasks[i]: i for i in tasks}  # (not the lookahead's tasks: a later round places them)
         for row in result.schedule.tasks:
-            if row.task in problem.task_index:
-                device_of[problem.task_index[row.task]] = problem.device_index[row.device]
-        for d, order in enumerate(orders_by_start(problem, result.schedule)):
+            if row.task in own:
+                device_of[own[row.task]] = problem.device_index[row.device]
+        for d, order in enumerate(orders_by_start(problem, result.schedule, own)):
             orders[d] += order
         done = sorted(device_of)
         partial = sub_problem(problem, done, problem.name)

@@ -2,7 +2,7 @@
 
 It reads the problem's structure (:func:`~schedkit.auto.profile.profile`), takes a fast
 incumbent from the list heuristics, then runs the phases of :func:`~schedkit.auto.plan.plan`
-(``bridge_dp``, the exact race, ``kedge``, local search), each started from the best
+(``bridge_dp``, the exact race, ``kedge``, windows re-solved exactly, local search), each started from the best
 schedule so far and given its share of the time left. The result carries the best
 schedule, valid under ``auto``'s formulation, and the best lower bound any phase proved;
 it is ``optimal`` only when that is proven for the whole problem. The schedule file's
@@ -171,7 +171,7 @@ class Auto(Method):
         (recorded as skipped): the other phases then share its time."""
         kept = []
         for phase in phases:
-            why = self._too_large(problem, budget.left()) if phase.method == "milp" else None
+            why = self._too_large(problem, budget.left()) if phase.name == "exact" else None
             if why is not None:
                 state.skip(phase.name, phase.method, why)
                 continue
@@ -182,6 +182,8 @@ class Auto(Method):
         o = self.options
         if phase.name == "refine":
             return self._refine(problem, state, seconds)
+        if phase.name == "windows":
+            return self._windows(problem, state, seconds)
         inner = _given({"formulation": self.formulation.to_data(), "seed": o.seed, "solver": o.solver,
                         "gap": o.gap})
         if phase.method == "milp":
@@ -239,6 +241,32 @@ class Auto(Method):
                 continue
             state.offer(Result.heuristic(better.model_copy(update={"status": "heuristic"})))
             state.end(note=f"from the {start.makespan:.6g} of {state.origin(start)}")
+
+    def _windows(self, problem: Problem, state: Incumbent, seconds: float | None) -> None:
+        """Windows of the incumbent re-solved by the exact race, the rest kept
+        (:func:`~schedkit.auto.windows.window_search`)."""
+        from schedkit.auto.windows import window_search
+
+        if state.schedule is None:
+            state.skip("windows", "milp", "no schedule to improve")
+            return
+        o = self.options
+        options = _given({"formulation": self.formulation.to_data(), "seed": o.seed, "solver": o.solver,
+                          "gap": o.gap, "threads": o.threads})
+        milp = METHODS.get("milp")
+
+        def solve(part: Problem, limit: float, start) -> Result:
+            with silenced():
+                return milp(**options, time_limit=limit, start=start).result(part)
+
+        start = state.schedule
+        state.begin("windows", "milp")
+        better = window_search(problem, start, REFINE_UNBOUNDED if seconds is None else seconds, solve)
+        if better is None:
+            state.end(note=f"no improvement from the {start.makespan:.6g} of {state.origin(start)}")
+            return
+        state.offer(Result.heuristic(better.model_copy(update={"status": "heuristic"})))
+        state.end(note=f"from the {start.makespan:.6g} of {state.origin(start)}")
 
     def _too_large(self, problem: Problem, seconds: float | None) -> str | None:
         # (HiGHS's size decides, not CP-SAT's: where HiGHS cannot build the model, CP-SAT alone

@@ -15,7 +15,12 @@ plan is documented and tested apart from the methods it calls:
    takes most of the time: it proves what it finds.
 4. ``kedge`` on larger graphs: modules from k-edge-connected components, solved exactly in
    topological order, with DiviML's lower bound.
-5. ``refine``: local search on the incumbent's devices (windows re-placed by earliest
+5. ``windows`` on larger graphs (up to :data:`WINDOWS_MAX_TASKS`): windows of the
+   incumbent re-solved by the exact race with the rest kept
+   (:func:`~schedkit.auto.windows.window_search`): it repairs what a split into modules or
+   stretches decided without seeing the whole (MSR's ResNet-50 operator graph: the chain
+   split's 404 to 392 in 30 s).
+6. ``refine``: local search on the incumbent's devices (windows re-placed by earliest
    finish, swaps, moves; :func:`~schedkit.decompose.refine.refined`) with the time left.
 
 Each phase starts from the best schedule so far and stops at its share of the time left: its
@@ -44,6 +49,11 @@ __all__ = ["Phase", "plan", "share", "SMALL"]
 SMALL = 300
 #: ``kedge`` runs on graphs of at least this many tasks.
 KEDGE_MIN_TASKS = 100
+#: ``windows`` runs on graphs of at most this many tasks (each window re-times the whole
+#: schedule: on far larger graphs a window costs seconds before its part is solved).
+WINDOWS_MAX_TASKS = 20_000
+#: The least time ``windows`` needs: a few windows of a second each.
+WINDOWS_LEAST = 3.0
 #: The least time a decomposition phase needs to be worth starting: seconds, and seconds per
 #: task (measured: ``kedge`` takes 2-4 s to split 600 tasks before its parts run).
 SPLIT_LEAST, SPLIT_LEAST_PER_TASK = 3.0, 0.008
@@ -58,10 +68,10 @@ class Phase:
     Attributes
     ----------
     name : str
-        ``bridge_dp``, ``exact``, ``kedge`` or ``refine``.
+        ``bridge_dp``, ``exact``, ``kedge``, ``windows`` or ``refine``.
     method : str
-        The registered method it runs (``milp`` for ``exact``; ``refine`` is the kernel's
-        local search, not a registered method).
+        The registered method it runs (``milp`` for ``exact`` and for the parts of
+        ``windows``; ``refine`` is the kernel's local search, not a registered method).
     weight : float
         Its share of the time left is its weight over the weights of the phases still to run.
     """
@@ -90,6 +100,8 @@ def plan(profile: Profile) -> list[Phase]:
         if profile.tasks >= KEDGE_MIN_TASKS:
             phases.append(Phase("kedge", "kedge", 3.0, split))
         phases.append(Phase("exact", "milp", 2.0, exact))
+        if profile.tasks <= WINDOWS_MAX_TASKS:
+            phases.append(Phase("windows", "milp", 3.0, WINDOWS_LEAST))
     phases.append(Phase("refine", "refine", 1.0))
     return phases
 

@@ -135,8 +135,9 @@ def _shape(**changes):
 
 
 @pytest.mark.parametrize("changes, phases", [
-    ({}, ["kedge", "exact", "refine"]),
-    ({"cuts": 12}, ["bridge_dp", "kedge", "exact", "refine"]),
+    ({}, ["kedge", "exact", "windows", "refine"]),
+    ({"cuts": 12}, ["bridge_dp", "kedge", "exact", "windows", "refine"]),
+    ({"tasks": 30_000}, ["kedge", "exact", "refine"]),
     ({"tasks": 60}, ["exact", "refine"]),
     ({"tasks": 60, "cuts": 3}, ["bridge_dp", "exact", "refine"]),
     ({"inputs": 8}, ["exact"]),

@@ -134,3 +134,15 @@ def test_zero_length_tasks_at_one_instant_keep_the_task_graph_order(rows_backwar
     s = solve(p, "kedge", k=2, min_tasks=1, inner=rows_backwards, executor="serial")
     assert s.makespan == pytest.approx(1.0)
     s.validate(p)
+
+
+def test_a_lookahead_solves_the_next_module_with_each_and_keeps_only_its_own():
+    p = Problem.from_dict(rwnn(3, 5, channels=2, seed=3))
+    modules = kedge_modules(p, 3)
+    chain = Chain.of(Kedge(k=3, lookahead=1))
+    parts, inverse = chain.apply(p)
+    assert sorted(t for t in parts[0].tasks if not t.startswith("~")) == \
+        sorted(p.tasks[i] for i in modules[0] + modules[1])
+    s = solve(p, "kedge", k=3, lookahead=1, inner="milp", executor="serial")
+    s.validate(p)
+    assert sorted(r.task for r in s.tasks) == sorted(p.tasks)

@@ -85,3 +85,23 @@ def test_cut_matrix_equals_the_cut_costs_pair_by_pair(data, communication):
             found = matrix(value)
             assert [[float(x) for x in row] for row in found] == \
                 [[cuts(value, a, b) for b in range(len(classes))] for a in range(len(classes))]
+
+
+def test_a_skip_edge_with_slack_costs_only_its_delay():
+    from schedkit.heuristics.chain_split import _CutMatrix, _units
+    from schedkit.heuristics.cut_delays import cut_delays
+    from schedkit.problem.path_split import CutCosts, device_classes
+
+    p = Problem.from_dict({
+        "devices": [{"name": "a"}, {"name": "b"}],
+        "links": [{"src": "a", "dst": "b", "bandwidth": 1}],
+        "tasks": [{"name": f"t{k}", "work": 2} for k in range(5)],
+        "edges": [{"src": f"t{k}", "dst": f"t{k + 1}", "size": 1} for k in range(4)]
+        + [{"src": "t0", "dst": "t4", "size": 7}]})   # made 6 before t4 needs it: 1 late
+    classes = device_classes(p)
+    matrix = _CutMatrix(CutCosts(p, classes, True), len(classes))
+    units = _units(p, [0, 1, 2, 3, 4])
+    assert [float(d[0, 0]) for d in cut_delays(p, units, matrix, "max")] == [0.0, 1.0, 1.0, 1.0, 1.0]
+    assert [float(d[0, 0]) for d in cut_delays(p, units, matrix, "sum")] == [0.0, 2.0, 2.0, 2.0, 2.0]
+    # (the plain charge of a cut is its largest tensor: 7 wherever the skip edge crosses)
+    assert solve(p, "chain_split").makespan <= 10.0 + 1e-9
