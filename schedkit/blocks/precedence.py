@@ -5,6 +5,7 @@ from __future__ import annotations
 from schedkit.errors import FormulationError
 from schedkit.numerics import time_tolerance
 from schedkit.blocks.base import Block, placed_edges, register_block
+from schedkit.blocks.edge_checks import placed_edges_at, suspect_edges
 from schedkit.schedule.batched import is_batched
 
 
@@ -110,10 +111,14 @@ $x_{i,u} + x_{j,v} \le 1$.
                    for i, j, size in problem.edges)
 
     def violations(self, problem, schedule):
-        out = []
         tol = time_tolerance(schedule.makespan)
+        # The arrays find the edges the check below might fail on (none, for a valid
+        # schedule); it judges those alone, and every edge where the arrays cannot tell.
+        found = suspect_edges(problem, schedule, self.communication, tol)
+        edges = placed_edges(problem, schedule) if found is None else placed_edges_at(problem, schedule, found)
+        out = []
         batched = is_batched(schedule)  # (then a transfer is a delay: no rows)
-        for size, a, b, u, v, moved in placed_edges(problem, schedule):
+        for size, a, b, u, v, moved in edges:
             if not problem.pair_allowed(size, u, v):
                 out.append(f"edge {a.task}->{b.task}: no link path from {a.device} to {b.device}")
                 continue

@@ -99,6 +99,68 @@ def transfers_pass(problem, schedule, rows: dict, tol: float) -> bool:
     return not (allowed & (early | short)).any()
 
 
+def task_table(problem, rows: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Each task's device index, start and end, in the problem's task order, read from
+    ``rows`` (task name to its row); ``None`` when a task has no row or a row names a device
+    the problem lacks (the scalar checks then judge, as they would).
+
+    Examples
+    --------
+    >>> from schedkit import Problem, solve
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> s = solve(p, "heft")
+    >>> on, start, end = task_table(p, {r.task: r for r in s.tasks})
+    >>> p.devices[int(on[0])] == s.tasks[0].device, bool((end >= start).all())
+    (True, True)
+    """
+    placed = [rows.get(name) for name in problem.tasks]
+    if any(r is None for r in placed):
+        return None
+    n = len(placed)
+    on = np.fromiter(map(problem.device_index.get, map(attrgetter("device"), placed), repeat(-1)),
+                     dtype=np.int64, count=n)
+    if n and on.min() < 0:
+        return None
+    start = np.fromiter(map(attrgetter("start"), placed), dtype=np.float64, count=n)
+    end = np.fromiter(map(attrgetter("end"), placed), dtype=np.float64, count=n)
+    return on, start, end
+
+
+def edge_transfer_rows(problem, moved) -> np.ndarray:
+    """For each edge of ``problem`` (in the order of ``Problem.edges``), the position in
+    ``moved`` of its transfer row, ``-1`` when it has none.
+
+    An edge listed by several rows gets the last of them: the row a dict keyed by
+    ``(src, dst)`` keeps, as the scalar checks read it. A row that names a task the problem
+    lacks, or a pair that is no edge, belongs to no edge.
+
+    Examples
+    --------
+    >>> from schedkit import Problem, solve
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> s = solve(p, "heft")
+    >>> at = edge_transfer_rows(p, s.transfers)
+    >>> len(at) == len(p.edges), int((at >= 0).sum()) == len(s.transfers)
+    (True, True)
+    """
+    a = problem.arrays
+    n, count = a.n, len(moved)
+    if not count:
+        return np.full(len(a.edge_src), -1, dtype=np.int64)
+    index = problem.task_index
+    src = np.fromiter(map(index.get, map(attrgetter("src"), moved), repeat(-1)), dtype=np.int64, count=count)
+    dst = np.fromiter(map(index.get, map(attrgetter("dst"), moved), repeat(-1)), dtype=np.int64, count=count)
+    keys = src * n + dst
+    keys[(src < 0) | (dst < 0)] = -1  # (edge keys are never negative)
+    # A stable sort keeps rows of one key in list order: the last of a run is the last row.
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    edge_keys = a.edge_src * n + a.edge_dst
+    at = np.searchsorted(ordered, edge_keys, side="right") - 1
+    safe = np.maximum(at, 0)
+    return np.where((at >= 0) & (ordered[safe] == edge_keys), order[safe], -1)
+
+
 def _repeats(ordered: np.ndarray) -> bool:
     """Whether a sorted array holds a value twice (cheaper than ``np.unique``'s hash table)."""
     return bool(len(ordered) > 1 and (ordered[1:] == ordered[:-1]).any())
