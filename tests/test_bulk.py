@@ -154,3 +154,13 @@ def test_the_reader_keeps_plain_rows_only():
     assert rows.size.tolist()[0] == 1.0 and rows.size.tolist()[2] == float("inf")
     with pytest.raises(ValueError):
         bulk.read_json('{"a": 1, "a": 2}')
+
+
+def test_an_edge_table_under_other_tasks_is_read_by_name(monkeypatch):
+    data = _problem()
+    monkeypatch.setattr(bulk, "BULK_FROM", 0)
+    spec = parse_spec(data)
+    tasks = list(reversed(spec.tasks))  # the same names, numbered the other way
+    moved, plain = spec.model_copy(update={"tasks": tasks}), spec.model_copy(update={"tasks": tasks,
+                                                                                       "edges": list(spec.edges)})
+    assert _tables(Problem(moved)) == _tables(Problem(plain))
