@@ -94,11 +94,8 @@ class EdgeTable(Sequence):
                    map(names.__getitem__, self.dst.tolist()), self.size.tolist())
 
     def __eq__(self, other) -> bool:
-        if isinstance(other, EdgeTable):
-            return (len(self) == len(other) and list(map(self.names.__getitem__, self.src.tolist()))
-                    == list(map(other.names.__getitem__, other.src.tolist()))
-                    and list(self) == list(other))
-        if isinstance(other, (list, tuple)):
+        # As a list of the same EdgeSpec compares: pydantic compares specs field by field.
+        if isinstance(other, (EdgeTable, list)):
             return len(self) == len(other) and list(self) == list(other)
         return NotImplemented
 
