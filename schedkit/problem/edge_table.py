@@ -158,19 +158,14 @@ def _grouped(keys: np.ndarray, other: list, sizes: list, n: int) -> list[list]:
     """Per task ``t``, ``(other[e], sizes[e])`` over the edges ``e`` with ``keys[e] == t``,
     in edge order (a stable sort, unless the edges come sorted, then one slice per task)."""
     if (keys[1:] < keys[:-1]).any():
-        # Permuted as arrays of references: no int object per position (60 MB at 1.8M edges).
+        # The pairs permuted as an array of references: no int object per position (60 MB
+        # at 1.8M edges), one C-level gather.
         order = np.argsort(keys, kind="stable")
-        other, sizes = _permuted(other, order), _permuted(sizes, order)
-    pairs = list(zip(other, sizes))
+        pairs = np.fromiter(zip(other, sizes), dtype=object, count=len(keys))[order].tolist()
+    else:
+        pairs = list(zip(other, sizes))
     bounds = np.concatenate(([0], np.cumsum(np.bincount(keys, minlength=n)))).tolist()
     return [pairs[a:b] for a, b in zip(bounds, bounds[1:])]
-
-
-def _permuted(items: list, order: np.ndarray) -> list:
-    """``[items[k] for k in order]``, the very objects, by numpy."""
-    table = np.empty(len(items), dtype=object)
-    table[:] = items
-    return table[order].tolist()
 
 
 def largest_only(problem):
