@@ -28,6 +28,21 @@ def slow(tmp_path_factory) -> Path:
     return path
 
 
+#: CPU seconds after which a run has imported schedkit, loaded its problem and is solving.
+CPU_STARTED = 1.5
+
+
+def _tree_cpu(parent: psutil.Process) -> float:
+    """CPU seconds used by ``parent`` and its processes (a decomposition's parts may run in a pool)."""
+    total = 0.0
+    for proc in [parent] + parent.children(recursive=True):
+        try:
+            total += sum(proc.cpu_times()[:2])
+        except psutil.Error:  # (a child that ended meanwhile)
+            pass
+    return total
+
+
 def _wait_for(condition, timeout: float) -> bool:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -40,7 +55,12 @@ def _wait_for(condition, timeout: float) -> bool:
 def _started(log: Path, process: subprocess.Popen, marker: str | None, timeout: float = 20.0) -> None:
     """Wait until the exact solver has started: its log shows ``marker`` (``None``: the CP-SAT
     worker has started, which ``auto`` does once its incumbent is found)."""
-    if marker is None:
+    if marker == "":
+        # (a fixed second after the start may fall, on a loaded machine, before Python has
+        # imported schedkit and installed its handlers; CPU time used is the process's own progress)
+        parent = psutil.Process(process.pid)
+        assert _wait_for(lambda: process.poll() is not None or _tree_cpu(parent) >= CPU_STARTED, 3 * timeout)
+    elif marker is None:
         parent = psutil.Process(process.pid)
         assert _wait_for(lambda: process.poll() is not None or any(
             "schedkit.milp.cpsat" in _cmdline(c) for c in parent.children()), timeout)
@@ -51,7 +71,7 @@ def _started(log: Path, process: subprocess.Popen, marker: str | None, timeout: 
 
 
 #: (method flags, the log line after which the exact solver runs (``None``: see _started; ``""``:
-#: a second after the start), signal)
+#: once the process has used CPU_STARTED seconds of CPU), signal)
 RUNS = {
     "milp-race-int": (["-m", "milp", "-v"], "Starting CP-SAT", signal.SIGINT),
     "milp-highs-term": (["-m", "milp", "--solver", "highs", "-v"], "Running HiGHS", signal.SIGTERM),

@@ -32,7 +32,6 @@ class Highs(Adapter):
 
     def solve(self, built, options: SolveOptions, start: list | None = None,
               beside: Helper | None = None) -> RawSolution:
-        import highspy
         import numpy as np
 
         from schedkit.milp.race import Shared, run_beside, run_highs
@@ -63,7 +62,7 @@ class Highs(Adapter):
         bound = info.mip_dual_bound if info.valid else None
         if np.isfinite(shared.bound):
             bound = shared.bound if bound is None else max(bound, shared.bound)
-        S = highspy.HighsModelStatus
+        S = _highspy().HighsModelStatus
         if state in (S.kModelError, S.kSolveError):
             raise SolverError(f"HiGHS stopped with an error: {h.modelStatusToString(state)}")
         if state in (S.kInfeasible, S.kUnboundedOrInfeasible):
@@ -99,9 +98,25 @@ def quiet_highs():
     return h
 
 
+def _highspy():
+    """The ``highspy`` module, loaded on first use.
+
+    A Ctrl-C or SIGTERM that arrives while its C++ core initialises surfaces as
+    ``ImportError: initialization failed``: that is the interrupt, raised again as one
+    (:mod:`schedkit.interrupt` recorded it), not a broken installation.
+    """
+    try:
+        import highspy
+    except ImportError:
+        if interrupt.received() is not None:
+            raise KeyboardInterrupt from None
+        raise
+    return highspy
+
+
 @functools.cache
 def _quiet_class():
-    import highspy
+    highspy = _highspy()
 
     class QuietHighs(highspy.Highs):
         def enableCallbacks(self):
@@ -118,8 +133,9 @@ def highs_for(lin, time_limit=None, gap=None, verbose=False):
     HiGHS's own ``threads`` option is left alone: its branch and bound runs on one core,
     and its thread pool is sized once per process.
     """
-    import highspy
     import numpy as np
+
+    highspy = _highspy()
 
     h = quiet_highs()
     h.setOptionValue("output_flag", bool(verbose))
