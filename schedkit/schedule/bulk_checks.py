@@ -33,7 +33,7 @@ import numpy as np
 from schedkit.numerics import DURATION_TOL, ROUNDING_ULPS
 
 
-def transfers_pass(problem, schedule, rows: dict, tol: float) -> bool:
+def transfers_pass(problem, schedule, rows: dict, tol: float, end: np.ndarray | None = None) -> bool:
     """Whether every transfer row of ``schedule`` passes the checks of
     :func:`~schedkit.schedule.checks.consistency_violations` (``False``: one may fail).
 
@@ -45,41 +45,48 @@ def transfers_pass(problem, schedule, rows: dict, tol: float) -> bool:
         Task name to its row in ``schedule``.
     tol : float
         The time tolerance the scalar checks use.
+    end : ndarray, optional
+        The transfer rows' ends, when the caller has read them (:func:`row_ends`).
     """
     moved = schedule.transfers
     if not moved:
         return True
     a = problem.arrays
     n = a.n
-    index, devices = problem.task_index, problem.device_index
+    index = problem.task_index
     count = len(moved)
-
-    def numbers(table: dict, field: str) -> np.ndarray:  # (-1: a name the problem lacks)
-        return np.fromiter(map(table.get, map(attrgetter(field), moved), repeat(-1)), dtype=np.int64, count=count)
-
-    src, dst = numbers(index, "src"), numbers(index, "dst")
-    u, v = numbers(devices, "from_"), numbers(devices, "to")
-    if min(src.min(), dst.min(), u.min(), v.min()) < 0:
+    src = np.fromiter(map(index.get, map(attrgetter("src"), moved), repeat(-1)), dtype=np.int64, count=count)
+    dst = np.fromiter(map(index.get, map(attrgetter("dst"), moved), repeat(-1)), dtype=np.int64, count=count)
+    if min(src.min(), dst.min()) < 0:
         return False  # a name the problem lacks: the scalar checks word it
-    placed = [rows.get(name) for name in problem.tasks]
-    if any(r is None for r in placed):
+    table = task_table(problem, rows)
+    if table is None:
         return False
-    on = np.array([devices.get(r.device, -1) for r in placed], dtype=np.int64)
-    if not (np.array_equal(on[src], u) and np.array_equal(on[dst], v)):
-        return False
-    # Each row names an edge, once; the problem's edges are distinct pairs.
+    on, _, source_end = table
+    u, v = on[src], on[dst]
+    # Each row goes between its tasks' devices: its names equal theirs (as the scalar
+    # check compares them; cheaper than looking every name up).
+    names = np.array(problem.devices, dtype=object)
+    for field, device in (("from_", u), ("to", v)):
+        if not (np.fromiter(map(attrgetter(field), moved), dtype=object, count=count) == names[device]).all():
+            return False
+    # Each row names an edge, once; the problem's edges are distinct pairs. Both sides
+    # sorted, so that the search walks forward (several times faster than random keys).
     keys = src * n + dst
+    order = np.argsort(keys)
+    ordered = keys[order]
     edge_keys = a.edge_src * n + a.edge_dst
-    order = np.argsort(edge_keys, kind="stable")
-    sorted_keys = edge_keys[order]
-    if _repeats(np.sort(keys)) or _repeats(sorted_keys):
+    by_key = np.argsort(edge_keys)
+    sorted_keys = edge_keys[by_key]
+    if _repeats(ordered) or _repeats(sorted_keys) or not len(sorted_keys):
         return False
-    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
-    if len(sorted_keys) == 0 or not np.array_equal(sorted_keys[at], keys):
+    at = np.minimum(np.searchsorted(sorted_keys, ordered), len(sorted_keys) - 1)
+    if not np.array_equal(sorted_keys[at], ordered):
         return False
-    edge = order[at]
-    start = np.fromiter(map(attrgetter("start"), moved), dtype=np.float64, count=count)
-    end = np.fromiter(map(attrgetter("end"), moved), dtype=np.float64, count=count)
+    edge = np.empty(count, dtype=np.int64)
+    edge[order] = by_key[at]
+    start = row_ends(moved, "start")
+    end = row_ends(moved) if end is None else end
     if not (np.isfinite(start).all() and np.isfinite(end).all()):
         return False
     size = a.edge_size[edge]
@@ -90,13 +97,25 @@ def transfers_pass(problem, schedule, rows: dict, tol: float) -> bool:
     need[(u == v) | (size == 0)] = 0.0
     for k in np.flatnonzero(a.edge_payload[edge] & allowed & (u != v)).tolist():
         need[k] = problem.comm_time(problem.edges[int(edge[k])][2], int(u[k]), int(v[k]))
-    source_end = np.array([r.end for r in placed], dtype=np.float64)[src]
-    early = start < source_end - tol
+    early = start < source_end[src] - tol
     run = end - start
     # lasts(run, need, end), elementwise: |run - need| <= DURATION_TOL |need| + ulps of |end|.
     short = (run < need) & ~(np.abs(run - need) <= DURATION_TOL * np.abs(need)
                              + ROUNDING_ULPS * np.spacing(np.abs(end)))
     return not (allowed & (early | short)).any()
+
+
+def row_ends(moved, field: str = "end") -> np.ndarray:
+    """The ``end`` (or ``field``) of every row of ``moved``, as floats.
+
+    Examples
+    --------
+    >>> from schedkit import Problem, solve
+    >>> s = solve(Problem.load("examples/tiny.yaml"), "heft")
+    >>> row_ends(s.transfers).tolist() == [t.end for t in s.transfers]
+    True
+    """
+    return np.fromiter(map(attrgetter(field), moved), dtype=np.float64, count=len(moved))
 
 
 def task_table(problem, rows: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -152,13 +171,19 @@ def edge_transfer_rows(problem, moved) -> np.ndarray:
     dst = np.fromiter(map(index.get, map(attrgetter("dst"), moved), repeat(-1)), dtype=np.int64, count=count)
     keys = src * n + dst
     keys[(src < 0) | (dst < 0)] = -1  # (edge keys are never negative)
-    # A stable sort keeps rows of one key in list order: the last of a run is the last row.
-    order = np.argsort(keys, kind="stable")
+    order = np.argsort(keys)
     ordered = keys[order]
+    if _repeats(ordered):
+        # A stable sort keeps rows of one key in list order: the last of a run is the last row.
+        order = np.argsort(keys, kind="stable")
+        ordered = keys[order]
     edge_keys = a.edge_src * n + a.edge_dst
-    at = np.searchsorted(ordered, edge_keys, side="right") - 1
+    by_key = np.argsort(edge_keys)  # (sorted needles: the search walks forward)
+    at = np.searchsorted(ordered, edge_keys[by_key], side="right") - 1
     safe = np.maximum(at, 0)
-    return np.where((at >= 0) & (ordered[safe] == edge_keys), order[safe], -1)
+    out = np.empty(len(edge_keys), dtype=np.int64)
+    out[by_key] = np.where((at >= 0) & (ordered[safe] == edge_keys[by_key]), order[safe], -1)
+    return out
 
 
 def _repeats(ordered: np.ndarray) -> bool:

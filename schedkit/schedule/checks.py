@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from schedkit.errors import ScheduleError
 from schedkit.numerics import OPTIMAL_GAP, closed, lasts, time_tolerance
 from schedkit.schedule.batched import is_batched
-from schedkit.schedule.bulk_checks import transfers_pass
+from schedkit.schedule.bulk_checks import row_ends, transfers_pass
 
 #: What a status without rows claims, which no check of rows can confirm.
 UNVERIFIABLE = {"infeasible": "claims that no schedule exists: a proof the validator cannot check",
@@ -123,7 +125,11 @@ def consistency_violations(problem, schedule) -> list[str]:
     seen = {r.task: r for r in schedule.tasks}
     tol = time_tolerance(schedule.makespan if schedule.makespan is not None
                          and math.isfinite(schedule.makespan) else 0.0)
-    latest = max([r.end for r in schedule.tasks] + [t.end for t in schedule.transfers])
+    # The transfer rows' ends, read once for the makespan and the rows' checks; their largest
+    # is the max of the scalar loop when all are finite (with NaN, max depends on the order).
+    ends = row_ends(schedule.transfers)
+    moved = [float(ends.max())] if len(ends) and np.isfinite(ends).all() else [t.end for t in schedule.transfers]
+    latest = max([r.end for r in schedule.tasks] + moved)
     if schedule.makespan is None or not abs(schedule.makespan - latest) <= tol:
         out.append(f"makespan {schedule.makespan} differs from the latest end {latest:.10g}")
     if schedule.objective is not None and schedule.makespan is not None \
@@ -135,7 +141,7 @@ def consistency_violations(problem, schedule) -> list[str]:
     if schedule.transfers and is_batched(schedule):
         out.append("a batched schedule carries no transfer rows (under batching a transfer is a delay)")
         return out
-    if transfers_pass(problem, schedule, seen, tol):
+    if transfers_pass(problem, schedule, seen, tol, ends):
         return out  # every row passes: the loop below would say nothing
     edges = {(problem.tasks[i], problem.tasks[j]): size for i, j, size in problem.edges}
     listed = set()
