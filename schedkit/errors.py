@@ -5,6 +5,7 @@ one-line message and exits with a non-zero code, without a traceback.
 """
 
 import re
+import reprlib
 
 
 class SchedkitError(Exception):
@@ -168,8 +169,20 @@ def _escape(match: re.Match) -> str:
     return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
 
 
+def _bounded_repr(most: int) -> reprlib.Repr:
+    bounded = reprlib.Repr()
+    bounded.maxlevel = 3
+    bounded.maxlist = bounded.maxtuple = bounded.maxset = bounded.maxfrozenset = bounded.maxdict = 8
+    bounded.maxstring = bounded.maxother = bounded.maxlong = most
+    return bounded
+
+
 def quoted(value: object, most: int = 60) -> str:
     """``repr(value)`` for a message, its start only when long (a value from a file may be megabytes).
+
+    A container is written a few levels deep and a few items wide (:mod:`reprlib`): a YAML
+    file of a few hundred bytes can alias a list into a tree of millions of leaves, which a
+    whole ``repr`` would expand.
 
     Examples
     --------
@@ -177,8 +190,14 @@ def quoted(value: object, most: int = 60) -> str:
     "'fast'"
     >>> quoted("x" * 1000)
     "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (1002 characters)"
+    >>> leaf = [1, 2]
+    >>> tree = [[[[leaf] * 1000] * 1000] * 1000] * 1000   # 10**12 leaves, never written out
+    >>> quoted(tree)
+    '[[[[...], [...], [...], [...], [...], [...], [...], [...], .... (4093 characters)'
     """
-    return shorten(repr(value), most)
+    if isinstance(value, (str, bytes, bool, float, type(None))):
+        return shorten(repr(value), most)
+    return shorten(_bounded_repr(most).repr(value), most)
 
 
 def shorten(text: str, most: int = 60) -> str:

@@ -16,9 +16,9 @@ Examples
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from schedkit import interrupt
 from schedkit.errors import Interrupted, NoScheduleError, OptionError, ProblemError, SchedkitError
@@ -50,13 +50,28 @@ class MethodOptions(BaseModel):
     threads: int | None = Field(None, ge=1)
     """Threads or worker processes the method may use (a single-threaded method ignores it)."""
 
-    @field_validator("time_limit", "seed", "threads", mode="before", check_fields=False)
+    @field_validator("*", mode="before")
     @classmethod
-    def _not_a_bool(cls, value: Any) -> Any:
-        # (pydantic reads True as 1: ``time_limit=True`` would be a silent one-second limit)
-        if isinstance(value, bool):
+    def _not_a_bool(cls, value: Any, info: ValidationInfo) -> Any:
+        # (pydantic reads True as 1: ``time_limit=True`` would be a silent one-second limit,
+        # ``gap=True`` a 100 % gap): every numeric option of every method refuses booleans
+        if isinstance(value, bool) and _numeric(cls.model_fields[info.field_name].annotation):
             raise ValueError("must be a number, not a boolean")
         return value
+
+
+def _numeric(annotation: Any) -> bool:
+    """Whether an option's type takes numbers and no boolean (``int | None``, ``float``, ...)."""
+    kinds: set = set()
+    pending = [annotation]
+    while pending:
+        kind = pending.pop()
+        args = get_args(kind)
+        if args and get_origin(kind) is not Literal:
+            pending.extend(args)
+        else:
+            kinds.add(kind)
+    return bool(kinds & {int, float}) and bool not in kinds
 
 
 class Method:

@@ -72,15 +72,12 @@ def test_wrong_types_in_the_python_api_are_schedkit_errors(call, words):
         call()
 
 
-#: A method's numeric option given a boolean (pydantic reads True as 1): the common three are
-#: refused; a method's own numeric options are not yet (``gap=True`` is a 100 % gap).
-_ONLY_COMMON = pytest.mark.xfail(strict=True, reason="issue 27 item 5: MethodOptions._not_a_bool "
-                                 "covers time_limit, seed and threads only")
-BOOLEAN_NUMBERS = [("milp", "time_limit"), ("heft", "seed"), ("auto", "threads")] + [
-    pytest.param(method, option, marks=_ONLY_COMMON) for method, option in [
-        ("milp", "gap"), ("milp", "lns_seconds"), ("annealing", "iterations"), ("evolution", "iterations"),
-        ("merge", "nodes"), ("merge", "edge_factor"), ("kedge", "k"), ("kedge", "max_share"),
-        ("bridge_dp", "min_tasks")]]
+#: A method's numeric option given a boolean (pydantic reads True as 1; ``gap=True`` would be a
+#: 100 % gap): refused by every method, for its own options as for the common three.
+BOOLEAN_NUMBERS = [("milp", "time_limit"), ("heft", "seed"), ("auto", "threads"), ("milp", "gap"),
+                   ("milp", "lns_seconds"), ("annealing", "iterations"), ("evolution", "iterations"),
+                   ("merge", "nodes"), ("merge", "edge_factor"), ("kedge", "k"), ("kedge", "max_share"),
+                   ("bridge_dp", "min_tasks")]
 
 
 @pytest.mark.parametrize("method, option", BOOLEAN_NUMBERS)
@@ -274,8 +271,6 @@ ALIAS_TREES = {  # 8 levels of 9 aliases: 43 million leaves, 312 million charact
 }
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27 item 3: schedkit.errors.quoted takes repr() of the "
-                   "whole value before shortening it, so a message expands the alias tree")
 @pytest.mark.parametrize("case", list(ALIAS_TREES))
 def test_a_yaml_alias_tree_is_never_expanded_into_a_message(tmp_path, case):
     import os
