@@ -20,6 +20,7 @@ schedkit.errors.SchedkitError: executor 'dask://127.0.0.1:9': no Dask scheduler 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import signal
 import threading
@@ -27,7 +28,7 @@ import time
 from concurrent.futures import CancelledError, Executor, Future
 from typing import Any, Callable
 
-from schedkit.errors import SchedkitError
+from schedkit.errors import SchedkitError, shorten
 
 
 def _distributed():
@@ -90,11 +91,7 @@ class DaskExecutor(Executor):
         # (a lost scheduler is this executor's one-line error, not the client's logged traceback)
         logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
         if address is None:
-            self.cluster = distributed.LocalCluster(
-                n_workers=workers or 1, threads_per_worker=1, processes=processes,
-                dashboard_address=":0", silence_logs=logging.CRITICAL,
-                **({"preload": [__name__]} if processes else {}))  # (see dask_setup)
-            self.client = distributed.Client(self.cluster)
+            self._start_local(distributed, workers, processes)
         else:
             try:
                 self.client = _connect(distributed, address, timeout)
@@ -105,6 +102,31 @@ class DaskExecutor(Executor):
                 raise SchedkitError(f"executor '{label}': what answered at {address} is not a Dask "
                                     f"scheduler ({type(exc).__name__})") from exc
         self._executor = self.client.get_executor(pure=False)
+
+    def _start_local(self, distributed: Any, workers: int | None, processes: bool) -> None:
+        """Start a ``LocalCluster`` and its client. One stopped half-way (Ctrl-C, a worker that
+        died while it started) is closed here, quietly: left to distributed's exit hook, it
+        prints a traceback, and a failure is one line naming the executor."""
+        from distributed.deploy.spec import SpecCluster
+
+        before = set(SpecCluster._instances)
+        try:
+            self.cluster = distributed.LocalCluster(
+                n_workers=workers or 1, threads_per_worker=1, processes=processes,
+                dashboard_address=":0", silence_logs=logging.CRITICAL,
+                **({"preload": [__name__]} if processes else {}))  # (see dask_setup)
+            self.client = distributed.Client(self.cluster)
+        except BaseException as exc:
+            for cluster in set(SpecCluster._instances) - before:
+                with contextlib.suppress(BaseException):  # (half started: closing may fail too)
+                    cluster.close(timeout=5)
+                SpecCluster._instances.discard(cluster)
+            self.cluster = None
+            if not isinstance(exc, Exception):  # Ctrl-C, SIGTERM: the run's own interrupt
+                raise
+            raise SchedkitError(f"executor '{self.label}': the local Dask cluster did not start "
+                                f"({type(exc).__name__}: {shorten(str(exc).splitlines()[0] if str(exc) else '', 120)})"
+                                ) from None
 
     def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Future:
         """Run ``fn(*args, **kwargs)`` on a worker; a ``concurrent.futures.Future`` of its value."""
