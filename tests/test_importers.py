@@ -155,6 +155,8 @@ def test_convert_to_an_unknown_suffix_writes_nothing(tmp_path, capfd):
     ("2 2\n0 3 1 2 0 1\n1 4 0 1\n", "job 0: 3 operations, expected 2 (one per machine)"),
     ("1 3\n0 3\n", "job 0: 1 operation, expected 3 (one per machine)"),
     ("2 1\n0 3 0 4\n0 1\n", "job 0: 2 operations, expected 1 (one per machine)"),
+    ("2 2\n0 3 0 2\n1 4 0 1\n", "job 0: machine 0 visited twice (one operation per machine)"),
+    ("1 3\n0 3 1 2 1 1\n", "job 0: machine 1 visited twice (one operation per machine)"),
 ])
 def test_jssp_lines_with_the_wrong_number_of_operations_are_refused(tmp_path, capfd, text, words):
     src = tmp_path / "bad.txt"

@@ -81,6 +81,10 @@ def parse_jssp(text: str, name: str = "jssp", source: str | None = None) -> dict
     Traceback (most recent call last):
     ...
     schedkit.errors.ProblemError: few: job 0: 1 operation, expected 2 (one per machine)
+    >>> parse_jssp("1 2\\n0 5 0 3\\n", name="twice")
+    Traceback (most recent call last):
+    ...
+    schedkit.errors.ProblemError: twice: job 0: machine 0 visited twice (one operation per machine)
     """
     where = source or name
     expect(text, str, "job-shop text (str)", ProblemError)
@@ -109,10 +113,14 @@ def parse_jssp(text: str, name: str = "jssp", source: str | None = None) -> dict
             count = len(values) // 2
             raise ProblemError(f"{where}: job {j}: {count} operation{'s' if count != 1 else ''}, "
                                f"expected {machines} (one per machine)")
+        visited = set()
         for k in range(len(values) // 2):
             machine, duration = values[2 * k], values[2 * k + 1]
             if not 0 <= machine < machines:
                 raise ProblemError(f"{where}: job {j}: machine {machine} outside 0..{machines - 1}")
+            if machine in visited:  # (the standard format: every job visits every machine once)
+                raise ProblemError(f"{where}: job {j}: machine {machine} visited twice (one operation per machine)")
+            visited.add(machine)
             if duration < 0:
                 raise ProblemError(f"{where}: job {j}: negative duration {duration}")
             tasks.append({"name": f"j{j}o{k}", "durations": {f"m{machine}": duration}})
