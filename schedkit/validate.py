@@ -32,6 +32,7 @@ from schedkit.numerics import shorter
 from schedkit.problem.bounds import formulation_bound
 from schedkit.registry import Registry
 from schedkit.machine import paused_gc
+from schedkit.schedule.bulk_checks import shared_reads
 from schedkit.schedule.checks import consistency_violations, expect_schedule, row_violations, status_violations
 
 __all__ = ["PRESETS", "Verdict", "canonical", "consistency_violations", "ignored_data", "judged_blocks",
@@ -261,7 +262,8 @@ def verdict(problem, schedule, blocks=None) -> Verdict:
     expect_schedule(schedule)
     # The checks make tables of every row (dicts of 300,000 transfers): nothing cyclic, yet
     # each table would set off full passes of the cycle collector over the whole heap.
-    with paused_gc():
+    # The checks read the same fields of the transfer rows: once (no row changes meanwhile).
+    with paused_gc(), shared_reads():
         return _verdict(problem, schedule, blocks)
 
 

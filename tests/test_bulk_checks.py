@@ -56,3 +56,17 @@ def test_the_array_pass_agrees_with_the_scalar_checks(data, draw, edits):
     tol = checks.time_tolerance(s.makespan)
     transfer_lines = [line for line in expected if line.startswith("transfer ")]
     assert transfers_pass(p, s, seen, tol) == (not transfer_lines)
+
+
+def test_rows_are_read_once_per_verdict_and_again_for_the_next():
+    # Within one verdict the checks share what they read of the rows; a row changed in
+    # place after it is read afresh by the next verdict.
+    from schedkit import solve
+    from schedkit.validate import violations
+
+    p = Problem.load("examples/tiny.yaml")
+    s = solve(p, "heft")
+    assert s.transfers and violations(p, s) == []
+    s.transfers[0].end += 5.0
+    found = violations(p, s)
+    assert any("the transfer ends at" in line for line in found), found

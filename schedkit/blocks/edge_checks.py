@@ -28,13 +28,12 @@ True
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import NamedTuple
 
 import numpy as np
 
 from schedkit.schedule.batched import is_batched
-from schedkit.schedule.bulk_checks import edge_transfer_rows, task_table
+from schedkit.schedule.bulk_checks import edge_transfer_rows, row_ends, task_table
 
 
 class Suspects(NamedTuple):
@@ -104,8 +103,7 @@ def suspect_edges(problem, schedule, communication: bool, tol: float) -> Suspect
     if len(needs):
         moved = edge_transfer_rows(problem, schedule.transfers)
         at = moved[needs]
-        arrival = np.fromiter(map(attrgetter("end"), schedule.transfers), dtype=np.float64,
-                              count=len(schedule.transfers))
+        arrival = row_ends(schedule.transfers)
         late = at < 0
         late[~late] = arrival[at[~late]] > consumer_start[needs[~late]] + tol
         suspect[needs[late]] = True
