@@ -5,7 +5,7 @@ from unittest import mock
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from schedkit import Problem, ProblemError
+from schedkit import Problem, ProblemError, SchedkitError
 from schedkit.schedule import checks
 from schedkit.schedule.bulk_checks import transfers_pass
 from schedkit.testing.strategies import problems as problem_data
@@ -70,3 +70,35 @@ def test_rows_are_read_once_per_verdict_and_again_for_the_next():
     s.transfers[0].end += 5.0
     found = violations(p, s)
     assert any("the transfer ends at" in line for line in found), found
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem_data(max_tasks=10, max_devices=3), st.data(),
+       st.lists(st.tuples(st.integers(0, 50), st.sampled_from([-1.0, -1e-6, -1e-9, 0.0, 1e-9, 1e-6])), max_size=4))
+def test_the_device_pass_agrees_with_the_no_overlap_check(data, draw, shifts):
+    # Rows back to back (HEFT), at random starts, or nudged by about the tolerance; zero-length rows.
+    from schedkit import solve
+    from schedkit.blocks import NoOverlap, no_overlap
+
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
+    if draw.draw(st.booleans()):
+        try:
+            s = solve(p, "heft")
+        except SchedkitError:
+            assume(False)
+    else:
+        device_of = [draw.draw(st.sampled_from(p.allowed[i])) for i in range(len(p.tasks))]
+        start = [draw.draw(st.sampled_from([0.0, 0.5, 1.0, 2.0])) for _ in p.tasks]
+        s = to_schedule(p, device_of, start, "x")
+    tasks = list(s.tasks)
+    for k, delta in shifts:
+        row = tasks[k % len(tasks)]
+        moved = max(0.0, row.start + delta * max(1.0, s.makespan or 0.0))
+        tasks[k % len(tasks)] = row.model_copy(update={"start": moved, "end": moved + row.end - row.start})
+    s = s.model_copy(update={"tasks": tasks})
+    with mock.patch.object(no_overlap, "devices_apart", lambda *args: False):
+        expected = NoOverlap().violations(p, s)
+    assert NoOverlap().violations(p, s) == expected

@@ -6,6 +6,7 @@ from typing import Literal
 
 from schedkit.numerics import bound_slack, time_tolerance
 from schedkit.blocks.base import Block, register_block
+from schedkit.schedule.bulk_checks import devices_apart
 
 
 @register_block("no_overlap")
@@ -117,6 +118,8 @@ duration holds its device for no time, and may sit anywhere.
     def violations(self, problem, schedule):
         out = []
         tol = time_tolerance(schedule.makespan)
+        if devices_apart(problem, schedule.tasks, tol):
+            return out  # every device's rows apart on arrays: the loop below would say nothing
         by_device: dict[str, list] = {}
         for row in schedule.tasks:
             by_device.setdefault(row.device, []).append(row)

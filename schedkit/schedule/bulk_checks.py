@@ -99,10 +99,55 @@ def transfers_pass(problem, schedule, rows: dict, tol: float, end: np.ndarray | 
         need[k] = problem.comm_time(problem.edges[int(edge[k])][2], int(u[k]), int(v[k]))
     early = start < source_end[src] - tol
     run = end - start
-    # lasts(run, need, end), elementwise: |run - need| <= DURATION_TOL |need| + ulps of |end|.
-    short = (run < need) & ~(np.abs(run - need) <= DURATION_TOL * np.abs(need)
-                             + ROUNDING_ULPS * np.spacing(np.abs(end)))
+    short = (run < need) & ~lasting(run, need, end)
     return not (allowed & (early | short)).any()
+
+
+def lasting(run: np.ndarray, need: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """:func:`~schedkit.numerics.lasts` elementwise, with its very float operations:
+    ``|run - need| <= DURATION_TOL |need| + ROUNDING_ULPS ulp(|at|)`` (``False`` where ``at``
+    is infinite: the scalar check then judges).
+
+    Examples
+    --------
+    >>> lasting(np.array([1.0, 1.0 - 1e-6]), np.array([1.0, 1.0]), np.array([1999.0, 1999.0])).tolist()
+    [True, False]
+    """
+    return np.abs(run - need) <= DURATION_TOL * np.abs(need) + ROUNDING_ULPS * np.spacing(np.abs(at))
+
+
+def devices_apart(problem, tasks, tol: float) -> bool:
+    """Whether no two rows of ``tasks`` on one device overlap by more than ``tol``: the
+    ``no_overlap`` block's check has nothing to say (``False``: it may, and judges).
+
+    Its rows, by device in ``(start, end)`` order (a stable sort, as the check's), each start
+    no earlier than every earlier row's end less ``tol``; the check also lets rows of zero
+    length (within ``tol``) be, so this may say ``False`` where it says nothing, never the
+    reverse.
+
+    Examples
+    --------
+    >>> from schedkit import Problem, solve
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> s = solve(p, "heft")
+    >>> devices_apart(p, s.tasks, 0.0), devices_apart(p, s.tasks + s.tasks[:1], 0.0)
+    (True, False)
+    """
+    count = len(tasks)
+    device = np.fromiter(map(problem.device_index.get, map(attrgetter("device"), tasks), repeat(-1)),
+                         dtype=np.int64, count=count)
+    start = np.fromiter(map(attrgetter("start"), tasks), dtype=np.float64, count=count)
+    end = np.fromiter(map(attrgetter("end"), tasks), dtype=np.float64, count=count)
+    if count and device.min() < 0 or not (np.isfinite(start).all() and np.isfinite(end).all()):
+        return False  # (an unknown device, or times a sort orders otherwise than numpy)
+    order = np.lexsort((end, start, device))
+    device, start, end = device[order], start[order], end[order]
+    cuts = np.flatnonzero(np.diff(device)) + 1
+    for lo, hi in zip(np.concatenate(([0], cuts)).tolist(), np.concatenate((cuts, [count])).tolist()):
+        latest = np.maximum.accumulate(end[lo:hi - 1])  # (the largest end before each row)
+        if (start[lo + 1:hi] < latest - tol).any():
+            return False
+    return True
 
 
 #: The arrays read from a schedule's rows within :func:`shared_reads` (``None`` outside).
