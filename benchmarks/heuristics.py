@@ -45,7 +45,7 @@ import schedkit
 from schedkit import Problem, SchedkitError, solve
 from schedkit.problem.bounds import lower_bound
 from schedkit.generators import dump, erdos_renyi, layered
-from schedkit.problem.spec import load_spec
+from schedkit.problem.loading import load_spec
 from schedkit.validate import validate
 from schedkit.atomic import write_text_atomic
 from schedkit.methods import METHODS

@@ -11,7 +11,8 @@ Examples
 
 from schedkit.errors import (FormulationError, InvalidScheduleError, ProblemError, ScheduleError,
                      SchedkitError, SolverError)
-from schedkit.problem.spec import ProblemSpec, load_spec
+from schedkit.problem.spec import ProblemSpec
+from schedkit.problem.loading import load_spec
 from schedkit.problem import Problem
 from schedkit.schedule import Schedule, TaskRun, Transfer
 from schedkit.blocks import Block, register_block

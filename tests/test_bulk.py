@@ -7,11 +7,11 @@ import pytest
 
 from bad_inputs import CASES
 from schedkit import Problem, ProblemError, load_spec
-from schedkit.decompose.reduction import fingerprint
+from schedkit.reductions.reduction import fingerprint
 from schedkit.generators.random_dags import layered
 from schedkit.problem import bulk
 from schedkit.problem.edge_table import EdgeTable
-from schedkit.problem.spec import parse_spec
+from schedkit.problem.loading import parse_spec
 
 
 def _load(path, fast: bool, monkeypatch):

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from schedkit.problem.cluster import expanded
 from schedkit.problem.network import Network, widest_from
-from schedkit.problem.spec import parse_spec
+from schedkit.problem.loading import parse_spec
 
 
 def reference(spec):

@@ -6,7 +6,8 @@ import pytest
 
 from bad_inputs import CASES
 from schedkit import ProblemError, ProblemSpec, load_spec
-from schedkit.problem.spec import parse_spec, read_data
+from schedkit.problem.loading import parse_spec
+from schedkit.problem.reading import read_data
 
 TINY = {
     "format": "schedkit/v1", "name": "tiny",

@@ -45,7 +45,7 @@ import numpy as np
 from schedkit.problem.dag import acyclic, repeated
 from schedkit.problem.edge_table import EdgeTable
 from schedkit.problem.reading import parse_json, read_text
-from schedkit.problem.spec import FORMAT, ProblemSpec, parse_spec
+from schedkit.problem.spec import FORMAT, ProblemSpec, checked_spec
 
 __all__ = ["BULK_FROM", "Rows", "load_json", "read_json", "fast_spec"]
 
@@ -121,7 +121,7 @@ def load_json(path: str | Path) -> ProblemSpec:
 
     The text is dropped once parsed, and the parsed data once checked: 120 MB and more at
     60,000 tasks. When the fast path declines, the file is read again and checked in full
-    (:func:`~schedkit.problem.spec.parse_spec`), which names any error.
+    (:func:`~schedkit.problem.spec.checked_spec`), which names any error.
 
     Examples
     --------
@@ -141,7 +141,7 @@ def load_json(path: str | Path) -> ProblemSpec:
             return spec
         data = rows = None
         data = parse_json(read_text(path), source)  # the rows as dicts, for the full path
-    return parse_spec(data, source)
+    return fast_spec(data) or checked_spec(data, source)
 
 
 def read_json(text: str) -> tuple[Any, Rows]:

@@ -120,7 +120,7 @@ def edge_lists(spec, task_index: dict, payload) -> tuple[list, list, list]:
     Examples
     --------
     >>> import numpy as np
-    >>> from schedkit.problem.spec import parse_spec
+    >>> from schedkit.problem.loading import parse_spec
     >>> spec = parse_spec({"devices": [{"name": "d"}], "tasks": [
     ...     {"name": n, "work": 1, "output_size": 3} for n in "abc"]})
     >>> table = EdgeTable(["a", "b", "c"], np.array([0, 0, 1]), np.array([2, 1, 2]), np.array([1.0, np.nan, 2.0]))

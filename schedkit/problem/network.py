@@ -10,7 +10,7 @@ that give one name share one channel. A transfer occupies every channel of its r
 
 Examples
 --------
->>> from schedkit.problem.spec import parse_spec
+>>> from schedkit.problem.loading import parse_spec
 >>> spec = parse_spec({"devices": [{"name": "a"}, {"name": "b"}, {"name": "c"}],
 ...                    "links": [{"src": "a", "dst": "b", "bandwidth": 4, "latency": 1},
 ...                              {"src": "b", "dst": "c", "bandwidth": 2, "latency": 0.5}],

@@ -5,7 +5,7 @@ numbers so that heuristics and model builders loop over plain lists.
 
 Examples
 --------
->>> from schedkit.problem.spec import parse_spec
+>>> from schedkit.problem.loading import parse_spec
 >>> p = Problem(parse_spec({
 ...     "name": "chain",
 ...     "devices": [{"name": "gpu"}, {"name": "cpu"}],
@@ -38,7 +38,8 @@ from schedkit.problem.batches import Batches
 from schedkit.problem.durations import Room, per_input
 from schedkit.problem.edge_table import EdgeTable, edge_lists, largest_only
 from schedkit.problem.network import Network, Payload, check_finite_transfers
-from schedkit.problem.spec import ProblemSpec, load_spec, parse_spec
+from schedkit.problem.spec import ProblemSpec
+from schedkit.problem.loading import load_spec, parse_spec
 
 if TYPE_CHECKING:  # networkx loads on first use: the CP-SAT worker never needs it
     import networkx as nx

@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import sys
 from functools import cached_property
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -41,7 +40,7 @@ from schedkit.errors import quoted
 from schedkit.numerics import fits
 from schedkit.problem.cluster import check_batch_sizes, check_names, devices_named, name_sets
 from schedkit.problem.dag import acyclic
-from schedkit.problem.reading import parse_format, read_data
+from schedkit.problem.reading import parse_format
 
 FORMAT = "schedkit/v1"
 
@@ -348,37 +347,18 @@ def _unique(names: list[str], what: str) -> set[str]:
     return seen
 
 
-def parse_spec(data: Any, source: str = "problem") -> ProblemSpec:
-    """Validate Python data as a :class:`ProblemSpec`, raising :class:`ProblemError`.
+def checked_spec(data: Any, source: str = "problem") -> ProblemSpec:
+    """Python data validated as a :class:`ProblemSpec` in full, row by row: the path that names
+    any error (:func:`schedkit.problem.loading.parse_spec` tries the bulk check first).
 
     Examples
     --------
-    >>> parse_spec({"devices": [{"name": "d"}], "tasks": [{"name": "t", "durations": {"e": 1}}]})
+    >>> checked_spec({"devices": [{"name": "d"}], "tasks": [{"name": "t", "durations": {"e": 1}}]})
     Traceback (most recent call last):
     ...
     schedkit.errors.ProblemError: problem: task 't': unknown device 'e'
     """
-    from schedkit.problem.bulk import fast_spec  # it builds on this module's models
-
-    # Many edges: checked in bulk when every row is plain (else, or on any error, in full).
-    return fast_spec(data) or parse_format(data, ProblemSpec, FORMAT, source, "'devices' and 'tasks'")
-
-
-def load_spec(path: str | Path) -> ProblemSpec:
-    """Load and validate a problem file (``.json``, ``.yaml`` or ``.yml``).
-
-    A large JSON file's edges are read and checked in bulk (:func:`schedkit.problem.bulk.load_json`).
-
-    Examples
-    --------
-    >>> load_spec("examples/tiny.yaml").edges[0].src
-    'embed'
-    """
-    if isinstance(path, (str, Path)) and Path(path).suffix.lower() == ".json":
-        from schedkit.problem.bulk import load_json
-
-        return load_json(path)
-    return parse_spec(read_data(path), source=str(path))
+    return parse_format(data, ProblemSpec, FORMAT, source, "'devices' and 'tasks'")
 
 
 def _find_cycle(edges) -> list:

@@ -126,7 +126,7 @@ class Formulation(BaseModel):
     @classmethod
     def load(cls, path: str | Path) -> Formulation:
         """Read a formulation from a YAML or JSON file."""
-        from schedkit.problem.spec import read_data
+        from schedkit.problem.reading import read_data
 
         try:
             data = read_data(path)
