@@ -10,6 +10,10 @@ scalar checks (:meth:`~schedkit.problem.Problem.comm_time`,
 nothing, and is skipped. When any row might fail, the scalar loop runs and words the
 violations: this pass never words one, so the messages have one source.
 
+The blocks' fast passes read the rows through the same helpers (:func:`task_table`,
+:func:`edge_transfer_rows`, :func:`devices_apart`); within one verdict
+(:func:`shared_reads`) a field of the transfer rows is read once for all of them.
+
 Examples
 --------
 >>> from schedkit import Problem, solve
