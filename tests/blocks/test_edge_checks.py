@@ -151,9 +151,9 @@ def test_every_edge_is_suspect_where_the_arrays_cannot_tell():
 def test_a_transfer_listed_twice_is_read_as_its_last_row():
     p = Problem.load("examples/tiny.yaml")
     s = schedkit.solve(p, "heft")
-    assume_moved = [t for t in s.transfers if t.end > t.start]
-    assert assume_moved
-    t = assume_moved[0]
+    timed = [t for t in s.transfers if t.end > t.start]
+    assert timed
+    t = timed[0]
     consumer = next(r for r in s.tasks if r.task == t.dst)
     late = t.model_copy(update={"end": consumer.start + 1.0})
     for rows, bad in (([late, t], False), ([t, late], True)):
