@@ -131,7 +131,7 @@ INNER_SECONDS, REFINE_SECONDS = 20.0, 25.0
 
 
 def layered_target(seconds):
-    from schedkit.decompose.refine import refined
+    from schedkit.reductions.refine import refined
     from schedkit.decompositions.merge import Merge
     from schedkit.problem.bounds import lower_bound
 

@@ -53,9 +53,9 @@ import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field
 
 from schedkit.blocks.interchangeable import device_groups, first_difference
-from schedkit.decompose import DECOMPOSITIONS, Split, register_decomposition
-from schedkit.decompose.reduction import DEFAULT_BLOCKS
-from schedkit.decompose.subproblem import edge_row, orders_by_start, stitch, sub_problem
+from schedkit.reductions import DECOMPOSITIONS, Split, register_decomposition
+from schedkit.reductions.reduction import DEFAULT_BLOCKS
+from schedkit.reductions.subproblem import edge_row, orders_by_start, stitch, sub_problem
 from schedkit.errors import ProblemError
 from schedkit.problem import Problem
 from schedkit.schedule import Quality, Result, Termination

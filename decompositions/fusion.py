@@ -17,7 +17,7 @@ digits, with the usual aliases: ``conv`` (``Conv``, ``Conv2d``, ``convolution``)
 (``BatchNormalization``, ``batchnorm``, ``batch_norm``), ``relu`` (``ReLU``, ``relu6``),
 ``add`` (``Add``, ``sum``); a task's ``op`` comes from its problem file (the ONNX importer
 writes it). A fused task's durations, devices and memory follow
-:mod:`schedkit.decompose.coarsen`; its ``op`` is its members' joined by ``+``.
+:mod:`schedkit.reductions.coarsen`; its ``op`` is its members' joined by ``+``.
 
 User rules come from YAML: a file holding a list of rules (each a list of at least two
 operator names), or ``{rules: [...]}``, or the same text inline
@@ -50,9 +50,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from schedkit.decompose import Reduction, register_decomposition
-from schedkit.decompose.coarsen import coarse_problem, expand
-from schedkit.decompose.reduction import DEFAULT_BLOCKS
+from schedkit.reductions import Reduction, register_decomposition
+from schedkit.reductions.coarsen import coarse_problem, expand
+from schedkit.reductions.reduction import DEFAULT_BLOCKS
 from schedkit.problem import Problem
 from schedkit.schedule import Quality, Result, Termination
 

@@ -49,9 +49,9 @@ import time
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schedkit.decompose import Split, register_decomposition
-from schedkit.decompose.reduction import DEFAULT_BLOCKS
-from schedkit.decompose.subproblem import (edge_row, heavier, orders_by_start, spec_data, stitch, sub_problem,
+from schedkit.reductions import Split, register_decomposition
+from schedkit.reductions.reduction import DEFAULT_BLOCKS
+from schedkit.reductions.subproblem import (edge_row, heavier, orders_by_start, spec_data, stitch, sub_problem,
                                            task_row)
 from schedkit.decompositions.kedge_modules import choose_k, gomory_hu_seconds, kedge_modules
 from schedkit.errors import ProblemError

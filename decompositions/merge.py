@@ -3,7 +3,7 @@
 Large graphs are coarsened until an exact method can take them: pairs of nodes are merged,
 one pair at a time, until at most ``nodes`` remain. A merged node runs its members back to
 back on one device: its devices are the intersection of its members', its duration on each
-the sum of theirs, its memory the sum (:mod:`schedkit.decompose.coarsen`).
+the sum of theirs, its memory the sum (:mod:`schedkit.reductions.coarsen`).
 
 Which pair is merged next (schedkit's reading of the algorithm; thresholds are relative
 to the mean node weight ``W = total least duration / N``):
@@ -28,7 +28,7 @@ to the mean node weight ``W = total least duration / N``):
 - When no pair passes, the thresholds are doubled. When no pair passes at any threshold
   and what holds the nodes apart is that they belong to two collocation groups (a DNN's
   operator graph has a group per layer), merging may join two groups: both then share
-  one device (:class:`~schedkit.decompose.coarsen.Collocation`), pairs that join none first.
+  one device (:class:`~schedkit.reductions.coarsen.Collocation`), pairs that join none first.
 
 On a large graph (more than :data:`GREEDY_TASKS` tasks, or more than the time limit lets
 greedy merging weigh), greedy merging starts from runs of the level order instead of the
@@ -50,10 +50,10 @@ what keeps the critical path short (250 x 4: 508 with ``all``, 1283 with ``links
 ``invert`` expands the coarse schedule (members back to back in topological order in
 their node's slot, times left-shifted on the original problem), then keeps every task on
 its device and, when that is shorter, lets HEFT's list schedule order each device again
-(:func:`~schedkit.decompose.coarsen.reordered`; on slow links, members that feed other
+(:func:`~schedkit.reductions.coarsen.reordered`; on slow links, members that feed other
 devices no longer wait behind the rest of their node). Last, for at most ``refine``
 seconds, a local search changes devices while that list schedule gets shorter
-(:func:`~schedkit.decompose.refine.refined`): windows of the tasks re-placed by earliest
+(:func:`~schedkit.reductions.refine.refined`): windows of the tasks re-placed by earliest
 finish, the others kept, and moves of whole groups, then ever smaller parts of them. The
 coarse solve optimised the coarse makespan, and its devices are seldom the best ones for
 the expanded schedule. A restriction, with no bound. Under the method's ``time_limit``, the
@@ -84,10 +84,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schedkit.decompose import Reduction, register_decomposition
-from schedkit.decompose.coarsen import Collocation, coarse_problem, expanded, makespan_of, reordered_times
-from schedkit.decompose.reduction import DEFAULT_BLOCKS
-from schedkit.decompose.refine import refined_mapping
+from schedkit.reductions import Reduction, register_decomposition
+from schedkit.reductions.coarsen import Collocation, coarse_problem, expanded, makespan_of, reordered_times
+from schedkit.reductions.reduction import DEFAULT_BLOCKS
+from schedkit.reductions.refine import refined_mapping
 from schedkit.decompositions.merge_graph import MergeGraph
 from schedkit.decompositions.merge_levels import level_runs
 from schedkit.errors import SchedkitError
@@ -121,7 +121,7 @@ class MergeOptions(BaseModel):
     """At most this many seconds of refinement after expansion: windows of tasks re-placed
     by earliest finish, and groups, then halves, quarters, ... of them, down to single
     tasks, moved to other devices while the schedule gets shorter
-    (:func:`~schedkit.decompose.refine.refined`); ``0``: none."""
+    (:func:`~schedkit.reductions.refine.refined`); ``0``: none."""
 
 
 def merge_groups(problem: Problem, nodes: int, edge_factor: float = 2.0,

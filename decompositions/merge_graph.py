@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import insort
 from graphlib import TopologicalSorter
 
-from schedkit.decompose.coarsen import Collocation
+from schedkit.reductions.coarsen import Collocation
 from schedkit.problem import Problem
 from schedkit.problem.graph import costed_paths, mean_costs
 

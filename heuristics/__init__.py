@@ -1,4 +1,10 @@
-"""Heuristic methods: list schedulers, search, partitioners x per-device schedulers."""
+"""Heuristic methods: list schedulers, search, partitioners x per-device schedulers.
+
+Installed as ``schedkit.heuristics`` (the folder ``heuristics/`` beside the kernel, mapped by
+``package-dir`` in ``pyproject.toml``). The kernel never imports it at module level: a
+registry (``METHODS``) imports it the first time it is asked for a name it does not know
+(``schedkit.registry.BUILTIN_PACKAGES``), and importing it registers what it holds.
+"""
 
 # Partitioners x per-device schedulers (Mayer et al. 2017): registers the PART+SCHED methods.
 from schedkit.heuristics import partition_schedule as _partition_schedule  # noqa: E402,F401

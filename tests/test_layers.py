@@ -37,7 +37,7 @@ def test_data_layers_may_not_import_a_solver():
     forbidden = next(c for c in contracts() if c["type"] == "forbidden")
     assert {"pyomo", "highspy"} <= set(forbidden["forbidden_modules"])
     assert {"schedkit.problem", "schedkit.schedule", "schedkit.timing", "schedkit.blocks",
-            "schedkit.validate", "schedkit.decompose"} <= set(forbidden["source_modules"])
+            "schedkit.validate", "schedkit.reductions"} <= set(forbidden["source_modules"])
 
 
 def test_no_import_cycles_between_kernel_modules():

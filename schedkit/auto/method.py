@@ -32,7 +32,7 @@ from pydantic import Field
 from schedkit.auto.plan import Phase, plan, share
 from schedkit.auto.profile import profile
 from schedkit.auto.state import AutoEvent, Incumbent
-from schedkit.decompose.budget import Budget
+from schedkit.reductions.budget import Budget
 from schedkit import interrupt
 from schedkit.errors import Interrupted, OptionError, SchedkitError
 from schedkit.methods import METHODS, Method, register_method
@@ -215,7 +215,7 @@ class Auto(Method):
     def _refine(self, problem: Problem, state: Incumbent, seconds: float | None) -> None:
         """Local search from the incumbent, then, while time is left, from the other phases'
         schedules (another start often ends in another, sometimes better, local optimum)."""
-        from schedkit.decompose.refine import refined
+        from schedkit.reductions.refine import refined
 
         if state.schedule is None:
             state.skip("refine", "refine", "no schedule to refine")

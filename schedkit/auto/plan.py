@@ -21,7 +21,7 @@ plan is documented and tested apart from the methods it calls:
    stretches decided without seeing the whole (MSR's ResNet-50 operator graph: the chain
    split's 404 to 392 in 30 s).
 6. ``refine``: local search on the incumbent's devices (windows re-placed by earliest
-   finish, swaps, moves; :func:`~schedkit.decompose.refine.refined`) with the time left.
+   finish, swaps, moves; :func:`~schedkit.reductions.refine.refined`) with the time left.
 
 Each phase starts from the best schedule so far and stops at its share of the time left: its
 ``weight`` over the weights of the phases still to run (:func:`share`), so that a phase that

@@ -3,7 +3,7 @@
 Every phase offers its :class:`~schedkit.schedule.Result`; :meth:`Incumbent.offer` keeps
 its schedule when it is valid under ``auto``'s own blocks and shorter than the incumbent,
 and its bound when larger (a phase's bound is a lower bound of the whole problem: the
-methods' results only carry such bounds, :func:`~schedkit.decompose.chain.combine`
+methods' results only carry such bounds, :func:`~schedkit.reductions.chain.combine`
 drops a coarsening's). Each change is an :class:`AutoEvent` for the progress callback.
 
 Examples

@@ -4,7 +4,7 @@ A decomposition that solves its modules one after the other (``kedge``) chooses 
 module's devices without knowing what the later modules need: among equally short module
 schedules it keeps one, and which one decides the whole (on MSR's ResNet-50 operator
 graph the same modules stitched to 392 or 471). The local search of
-:func:`~schedkit.decompose.refine.refined` moves one task, or one unit, at a time, and a
+:func:`~schedkit.reductions.refine.refined` moves one task, or one unit, at a time, and a
 schedule whose tasks form long stretches per device (a chain split) is a local optimum for
 it. :func:`window_search` re-solves a *window* of the incumbent with the exact method and
 everything else kept:
@@ -22,7 +22,7 @@ everything else kept:
   the window is off the capacities; collocation groups keep the devices of their members
   outside. The exact method starts from the incumbent's window (:func:`_part_start`);
 - the part's devices and orders replace the window's in the incumbent, the times are
-  recomputed on the whole problem (:func:`~schedkit.decompose.subproblem.stitch`), and the
+  recomputed on the whole problem (:func:`~schedkit.reductions.subproblem.stitch`), and the
   result is kept when it is shorter.
 
 Passes over the windows repeat while one improves and time is left.
@@ -44,7 +44,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from schedkit.decompose.subproblem import edge_row, heavier, orders_by_start, spec_data, stitch, task_row
+from schedkit.reductions.subproblem import edge_row, heavier, orders_by_start, spec_data, stitch, task_row
 from schedkit.errors import SchedkitError
 from schedkit.numerics import shorter
 from schedkit.problem import Problem

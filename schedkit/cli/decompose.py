@@ -33,7 +33,7 @@ __all__ = ["add_decompose_command", "decompose_flags", "run_decompose", "output_
 def decompose_flags(helps: bool = True) -> list:
     """The flags of every registered decomposition's own options (see :func:`~schedkit.cli.flags.solve_flags`)."""
     from schedkit.cli.flags import solve_flags
-    from schedkit.decompose import DECOMPOSITIONS
+    from schedkit.reductions import DECOMPOSITIONS
 
     return solve_flags([(name, cls) for name, cls in DECOMPOSITIONS.items()], helps=helps)
 
@@ -106,8 +106,8 @@ def run_decompose(args: argparse.Namespace) -> int:
         0 (a user error raises a one-line :class:`~schedkit.errors.SchedkitError`).
     """
     from schedkit.atomic import check_output, write_text_atomic
-    from schedkit.decompose import DECOMPOSITIONS, Reduction
-    from schedkit.decompose.subproblem import spec_data
+    from schedkit.reductions import DECOMPOSITIONS, Reduction
+    from schedkit.reductions.subproblem import spec_data
     from schedkit.generators import dump
 
     cls = DECOMPOSITIONS.get(args.method)

@@ -6,7 +6,7 @@ incrementally (memory loads and links of the moved tasks only). Collocated tasks
 together: a collocation group is one *unit*, on the devices all its members may use;
 every other task is a unit of its own. The search heuristics (``annealing``,
 ``evolution``) and the refinement after coarsening
-(:func:`~schedkit.decompose.refine.refined`) move in it.
+(:func:`~schedkit.reductions.refine.refined`) move in it.
 
 Examples
 --------

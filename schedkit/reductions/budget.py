@@ -11,11 +11,11 @@ Sharing, so that no part runs past the limit and no round is starved:
 
 - **sequential rounds** (``kedge`` solves one module after the other) share what is left:
   a round gets the share its split gives it
-  (:meth:`~schedkit.decompose.reduction.Split.round_share`; ``kedge``: an equal share of
+  (:meth:`~schedkit.reductions.reduction.Split.round_share`; ``kedge``: an equal share of
   the modules left), and what a round does not use passes on to the next;
 - **parts of one round** run ``workers`` at a time: a part gets, when it starts, the
   round's time left divided by the waves of parts still to run, its own included
-  (``ceil(parts left / workers)``; :func:`~schedkit.decompose.parts.time_limit`), so what a
+  (``ceil(parts left / workers)``; :func:`~schedkit.reductions.parts.time_limit`), so what a
   part does not use passes on to the parts after it;
 - **invert** keeps what the decomposition asks for (``merge``'s refinement), and a small
   reserve (:data:`RESERVE`) stays for finishing the parts that ran out of time with a fast

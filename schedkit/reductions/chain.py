@@ -9,7 +9,7 @@ termination from the exactness of the steps and the results of the parts.
 Examples
 --------
 >>> from schedkit import Problem
->>> from schedkit.decompose import Part, Reduction, run_parts
+>>> from schedkit.reductions import Part, Reduction, run_parts
 >>> class Identity(Reduction):
 ...     '''Leave the problem as it is.'''
 ...     name = "identity_chain_example"
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from schedkit.decompose.reduction import (EXACTNESS, DecompositionRefused, Exactness, InverseData,
+from schedkit.reductions.reduction import (EXACTNESS, DecompositionRefused, Exactness, InverseData,
                                           Reduction, Split, fingerprint)
 from schedkit.errors import SchedkitError
 from schedkit.numerics import OPTIMAL_GAP, closed
@@ -196,7 +196,7 @@ class Chain:
     def apply(self, problem: Problem, blocks: list | None = None) -> tuple[list[Problem], InverseData]:
         """Apply every step; return the parts (of the first round) and the chain's inverse data.
 
-        Raises :class:`~schedkit.decompose.reduction.DecompositionRefused` (one line, with
+        Raises :class:`~schedkit.reductions.reduction.DecompositionRefused` (one line, with
         the step's reason) when a step does not accept its input.
         """
         trail = []

@@ -42,7 +42,7 @@ from schedkit.problem import Problem
 from schedkit.problem.graph import upward_rank
 from schedkit.schedule import Schedule
 from schedkit.timing import fixed_order_times, list_schedule, placement_indices, to_schedule
-from schedkit.decompose.subproblem import edge_row, heavier, spec_data, stitch
+from schedkit.reductions.subproblem import edge_row, heavier, spec_data, stitch
 
 __all__ = ["group_names", "Collocation", "coarse_problem", "expand", "expanded", "reordered",
            "reordered_times", "makespan_of"]
@@ -210,7 +210,7 @@ def coarse_problem(problem: Problem, groups: Sequence[Sequence[int]], name: str,
 
 def _coarse_edges(problem: Problem, group_of: dict[int, int], count: int) -> dict[tuple[int, int], float]:
     """The data of every edge between two groups: the heaviest of the edges it stands for
-    (:func:`~schedkit.decompose.subproblem.heavier`), by (source group, target group).
+    (:func:`~schedkit.reductions.subproblem.heavier`), by (source group, target group).
 
     Plain sizes are reduced by numpy (a graph of 100,000 tasks has millions of edges); the
     few edges with their own transfer times are merged one by one.

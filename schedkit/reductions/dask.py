@@ -2,7 +2,7 @@
 
 :class:`DaskExecutor` is a ``concurrent.futures.Executor`` that owns a
 ``distributed.Client`` (and the ``LocalCluster`` it started, if any) and submits through
-``client.get_executor()``, so :func:`~schedkit.decompose.executor.run_parts` treats it like
+``client.get_executor()``, so :func:`~schedkit.reductions.executor.run_parts` treats it like
 a process pool. Needs the ``dask`` extra (``pip install 'schedkit[dask]'``); a missing
 extra, or a scheduler that does not answer in time, is a one-line
 :class:`~schedkit.errors.SchedkitError`.

@@ -42,8 +42,8 @@ from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExec
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
-from schedkit.decompose.budget import GRACE
-from schedkit.decompose.parts import Part, part_result, solve_here, solve_part
+from schedkit.reductions.budget import GRACE
+from schedkit.reductions.parts import Part, part_result, solve_here, solve_part
 from schedkit.errors import SchedkitError
 from schedkit.problem import Problem
 from schedkit.schedule import Result
@@ -56,7 +56,7 @@ EXECUTORS = ("serial", "process", "process:N", "dask", "dask:N", "dask://HOST:PO
 DASK_TIMEOUT = 10.0
 
 #: Modules the process pools' fork server imports once, so that each worker starts warm.
-PRELOAD = ["schedkit.decompose.parts", "schedkit.heuristics", "schedkit.formulations",
+PRELOAD = ["schedkit.reductions.parts", "schedkit.heuristics", "schedkit.formulations",
            "schedkit.decompositions"]
 
 OnProgress = Callable[[int, int], object]
@@ -88,15 +88,15 @@ def run_parts(parts: Sequence[Part], executor: Executor | None = None,
     deadline : float, optional
         A wall-clock time (``time.time()``) by which every part must end. The parts share
         the time: each gets, when it starts, the time left divided by the waves of
-        ``workers`` parts still to run, its own included (:func:`~schedkit.decompose.parts.time_limit`;
+        ``workers`` parts still to run, its own included (:func:`~schedkit.reductions.parts.time_limit`;
         in this process, one part a wave). A part whose answer has not
-        come :data:`~schedkit.decompose.budget.GRACE` seconds after the deadline is given
+        come :data:`~schedkit.reductions.budget.GRACE` seconds after the deadline is given
         up (cancelled where it has not started) and has a result without a schedule.
     workers : int
         How many parts the executor runs at once.
     whole : Problem, optional
         The problem the caller validates the combined schedule on: a part run in this
-        process whose own problem (:attr:`~schedkit.decompose.parts.Part.local`) is that
+        process whose own problem (:attr:`~schedkit.reductions.parts.Part.local`) is that
         very object is not validated twice (on 10,000 tasks, a validation takes as long as
         a heuristic's schedule).
 
@@ -282,7 +282,7 @@ def make_executor(spec: str = "serial", timeout: float | None = None) -> Executo
         return None
     if isinstance(target, int):
         return ProcessPoolExecutor(max_workers=target, mp_context=_process_context())
-    from schedkit.decompose.dask import DaskExecutor
+    from schedkit.reductions.dask import DaskExecutor
 
     if target.startswith("local:"):
         return DaskExecutor(workers=int(target.partition(":")[2]), label=spec)

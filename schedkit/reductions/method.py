@@ -1,21 +1,21 @@
 """A registered decomposition as a method: apply, solve the parts with an inner method, invert.
 
 :func:`decomposition_method` makes the :class:`~schedkit.methods.Method` of a
-registered :class:`~schedkit.decompose.reduction.Reduction` or
-:class:`~schedkit.decompose.reduction.Split` and registers it under the same name
+registered :class:`~schedkit.reductions.reduction.Reduction` or
+:class:`~schedkit.reductions.reduction.Split` and registers it under the same name
 (:func:`register_decomposition` does it for every decomposition). The method
 
 1. asks the inner method for the blocks its schedules are judged by,
-2. applies the decomposition to the problem (its :class:`~schedkit.decompose.chain.Chain`),
+2. applies the decomposition to the problem (its :class:`~schedkit.reductions.chain.Chain`),
    or refuses it in one line (a block it does not support, a graph it cannot split),
 3. solves every part with the inner method, reached by name, on the executor the
-   options name (:func:`~schedkit.decompose.executor.run_parts`): by default a process
+   options name (:func:`~schedkit.reductions.executor.run_parts`): by default a process
    pool over the usable cores, kept for later runs; a round of one part runs in this
    process. A split that comes in rounds (``kedge``) gets the next round from the results,
-4. inverts the results; :func:`~schedkit.decompose.chain.combine` decides the quality.
+4. inverts the results; :func:`~schedkit.reductions.chain.combine` decides the quality.
 
 With a ``time_limit``, the whole method (apply, every part and round, invert) keeps to it
-(:mod:`~schedkit.decompose.budget`): each part gets its share of the time left (within
+(:mod:`~schedkit.reductions.budget`): each part gets its share of the time left (within
 the inner method's own ``time_limit``), on every executor; the parts the limit leaves
 without a schedule are finished by a fast heuristic (:data:`FINISHER`), and the result
 says so (status ``feasible`` unless a bound proves it optimal, termination
@@ -31,7 +31,7 @@ formulation's semantic blocks; with a heuristic, the problem's own semantics.
 Examples
 --------
 >>> from schedkit import Problem, solve
->>> from schedkit.decompose import Split, register_decomposition
+>>> from schedkit.reductions import Split, register_decomposition
 >>> @register_decomposition("whole_method_example")
 ... class Whole(Split):
 ...     '''One part: the problem itself.'''
@@ -59,13 +59,13 @@ from pydantic import field_validator
 
 from schedkit.blocks.base import block_from_data
 from schedkit.blocks.interchangeable import device_groups, first_difference
-from schedkit.decompose.budget import Budget
-from schedkit.decompose.chain import Chain
-from schedkit.decompose.executor import (OnProgress, bounded_executor, discard_pools, executor_for,
+from schedkit.reductions.budget import Budget
+from schedkit.reductions.chain import Chain
+from schedkit.reductions.executor import (OnProgress, bounded_executor, discard_pools, executor_for,
                                          executor_workers, parse_executor, run_parts)
-from schedkit.decompose.parts import Part, part_options
-from schedkit.decompose.reduction import DECOMPOSITIONS, NoOptions, Reduction, Split
-from schedkit.decompose.retry import retry_unproven
+from schedkit.reductions.parts import Part, part_options
+from schedkit.reductions.reduction import DECOMPOSITIONS, NoOptions, Reduction, Split
+from schedkit.reductions.retry import retry_unproven
 from schedkit import interrupt
 from schedkit.errors import Interrupted, SchedkitError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method
@@ -149,7 +149,7 @@ class DecompositionMethod(Method):
     ----------
     progress : callable, optional
         ``progress(done, total)`` while the parts are solved (see
-        :func:`~schedkit.decompose.executor.run_parts`).
+        :func:`~schedkit.reductions.executor.run_parts`).
     **options
         :class:`DecomposeOptions` and the decomposition's own options.
     """

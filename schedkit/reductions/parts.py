@@ -15,7 +15,7 @@ a decomposition used as a part's method (``fusion`` with ``inner="bridge_dp"``) 
 own parts serially, in the worker, unless its options name an ``executor``.
 
 A part of a run with a time limit carries a wall-clock ``deadline`` and the number of
-``waves`` of parts still to run up to it, its own included (:mod:`~schedkit.decompose.budget`):
+``waves`` of parts still to run up to it, its own included (:mod:`~schedkit.reductions.budget`):
 when it starts, :func:`solve_part` gives the method its share of the time left, within
 the method's own ``time_limit`` (:func:`time_limit`). A part that waited in a queue
 does not run past the deadline, what the parts before it did not use passes on to it, and

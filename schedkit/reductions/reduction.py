@@ -19,7 +19,7 @@ Every reduction declares how its output relates to its input (``exactness``):
 ``relaxation``
     Answers are valid, and the bound ``invert`` reports is a valid lower bound of the input.
 
-:func:`~schedkit.decompose.chain.combine` derives the quality of a whole decomposition
+:func:`~schedkit.reductions.chain.combine` derives the quality of a whole decomposition
 from these words; nothing else claims optimality. A step may achieve less than it declares
 on a given problem (``bridge_dp`` is exact only on a chain of single-entry, single-exit
 modules): it then says so in :attr:`InverseData.exactness`, which the chain uses instead.
@@ -84,7 +84,7 @@ class DecompositionRefused(SchedkitError):
 
 
 #: Registered decompositions (:class:`Reduction` and :class:`Split` subclasses), by name;
-#: :func:`~schedkit.decompose.method.register_decomposition` adds to it (and registers a method).
+#: :func:`~schedkit.reductions.method.register_decomposition` adds to it (and registers a method).
 DECOMPOSITIONS = Registry("decomposition", group="schedkit.decompositions")
 
 
@@ -243,7 +243,7 @@ class _Step(ABC):
         Called only when every result carries a schedule (unless the split declares
         ``optional_parts``). The quality, termination and
         provenance of what it returns are decided afterwards by
-        :func:`~schedkit.decompose.chain.combine`; ``invert`` supplies the schedule of the
+        :func:`~schedkit.reductions.chain.combine`; ``invert`` supplies the schedule of the
         input problem (named after it) and, if it can, a bound.
         """
 
@@ -273,7 +273,7 @@ class Split(_Step):
     optional_parts: ClassVar[bool] = False
     """Whether ``invert`` can do without some parts (alternatives it chooses among): it is
     then called even when some results carry no schedule, and may return a schedule-less
-    result itself (see :func:`~schedkit.decompose.chain.combine`)."""
+    result itself (see :func:`~schedkit.reductions.chain.combine`)."""
 
     @abstractmethod
     def apply(self, problem: Problem, blocks: list | None = None) -> tuple[list[Problem], InverseData]:
@@ -296,6 +296,6 @@ class Split(_Step):
 
     def round_share(self, inverse: InverseData) -> float:
         """The share of the time left that the round just made may use under a time limit
-        (:mod:`~schedkit.decompose.budget`): 1, the default; a split with :meth:`advance`
+        (:mod:`~schedkit.reductions.budget`): 1, the default; a split with :meth:`advance`
         keeps some for the rounds after it."""
         return 1.0

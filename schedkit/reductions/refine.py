@@ -5,7 +5,7 @@ group of tasks runs as one task; once expanded, it is timed on the original prob
 where it is seldom the best use of the same groups. :func:`refined` is the last step of
 a multilevel method (coarsen, solve, expand, refine, as multilevel graph partitioners
 do): a local search on the tasks' devices, every candidate timed as
-:func:`~schedkit.decompose.coarsen.reordered` times one (HEFT's order with the devices
+:func:`~schedkit.reductions.coarsen.reordered` times one (HEFT's order with the devices
 fixed, insertion into idle gaps). A candidate is taken when it is better: a shorter
 makespan, or the same makespan and a smaller sum of the tasks' ends (moves off the
 critical path that make room for later ones; on the layered graphs of benchmark (c)

@@ -1,6 +1,6 @@
 """Parts the time limit stopped before a proof, solved again with the time the others left.
 
-Under a time limit each part starts with its share of the time left (:mod:`~schedkit.decompose.budget`),
+Under a time limit each part starts with its share of the time left (:mod:`~schedkit.reductions.budget`),
 so a hard part gets no more than an easy one, and the easy ones finish early: a round of
 ``bridge_dp`` on Inception v1 ended after 25 s of its 46 s with a few modules unproven.
 :func:`retry_unproven` spends what is left of the round on the parts an exact inner method

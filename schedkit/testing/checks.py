@@ -166,7 +166,7 @@ def check_method(name: str, instances: Sequence[Instance] | None = None, **optio
     same schedule twice (``solve_seconds`` aside). ``instances``: by default the small ones.
     A decomposition may refuse a case (one line, ``DecompositionRefused``), not all of them.
     """
-    from schedkit.decompose.reduction import DecompositionRefused
+    from schedkit.reductions.reduction import DecompositionRefused
 
     cls = METHODS.get(name)
     cases = [c for c in CATALOGUE if c.small] if instances is None else list(instances)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from schedkit.decompose import DECOMPOSITIONS, Chain, Part, PartError, run_parts
+from schedkit.reductions import DECOMPOSITIONS, Chain, Part, PartError, run_parts
 from schedkit.errors import ProblemError, SchedkitError
 from schedkit.methods import METHODS
 from schedkit.numerics import time_tolerance
@@ -119,7 +119,7 @@ def check_reduction(name: str, options: dict | None = None, *, examples: int = 3
     Parameters
     ----------
     name : str
-        A name in :data:`~schedkit.decompose.DECOMPOSITIONS`.
+        A name in :data:`~schedkit.reductions.DECOMPOSITIONS`.
     options : dict, optional
         The decomposition's own options (``{"nodes": 3}`` for ``merge``).
     examples : int

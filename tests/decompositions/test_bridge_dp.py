@@ -3,7 +3,7 @@
 import pytest
 
 from schedkit import Problem, SchedkitError, solve
-from schedkit.decompose import DecompositionRefused
+from schedkit.reductions import DecompositionRefused
 from schedkit.decompositions.bridge_dp import TWIN, BridgeDP, chain_cuts, modules
 from schedkit.generators import rwnn
 from schedkit.testing import instance

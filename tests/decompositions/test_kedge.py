@@ -3,7 +3,7 @@
 import pytest
 
 from schedkit import Problem, SchedkitError, solve
-from schedkit.decompose import Chain, DecompositionRefused
+from schedkit.reductions import Chain, DecompositionRefused
 from schedkit.decompositions.kedge import Kedge, choose_k, kedge_modules
 from schedkit.generators import rwnn
 
@@ -38,7 +38,7 @@ def test_modules_are_solved_in_rounds_one_per_module():
     chain = Chain.of(Kedge(k=3))
     parts, inverse = chain.apply(p)
     rounds = [parts]
-    from schedkit.decompose import Part, run_parts
+    from schedkit.reductions import Part, run_parts
     results = []
     while True:
         results += run_parts([Part.of(q, "heft") for q in parts])

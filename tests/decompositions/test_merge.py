@@ -48,7 +48,7 @@ def test_the_expanded_schedule_is_valid_and_no_better_than_the_optimum():
 
 
 def test_refinement_moves_devices_to_a_local_optimum_of_group_and_task_moves():
-    from schedkit.decompose.refine import refined
+    from schedkit.reductions.refine import refined
 
     gains = []
     for seed in range(3):
@@ -130,7 +130,7 @@ def test_a_deep_narrow_graph_keeps_its_parallelism(seed):
 
 def test_the_inverse_reorders_members_that_wait_behind_their_node():
     """Slow links: the list schedule on the expanded schedule's devices is shorter, and kept."""
-    from schedkit.decompose.coarsen import expand
+    from schedkit.reductions.coarsen import expand
 
     p = Problem.from_dict(layered(12, 4, edge_prob=0.1, long_range_prob=0.1, devices=4, seed=1,
                                   bandwidth=(0.1, 1.0)))

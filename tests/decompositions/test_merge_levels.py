@@ -4,8 +4,8 @@ import networkx as nx
 import pytest
 
 from schedkit import Problem, solve
-from schedkit.decompose.coarsen import coarse_problem
-from schedkit.decompose.subproblem import heavier
+from schedkit.reductions.coarsen import coarse_problem
+from schedkit.reductions.subproblem import heavier
 from schedkit.decompositions import merge as merge_module
 from schedkit.decompositions.merge import Merge, MergeOptions, _coarsened
 from schedkit.decompositions.merge_levels import level_runs, task_levels
@@ -108,7 +108,7 @@ def test_coarse_edges_keep_the_heaviest_edge_and_own_transfer_times():
 def test_the_inverse_times_match_the_schedules_it_no_longer_makes():
     import time
 
-    from schedkit.decompose.coarsen import expand, expanded, makespan_of, reordered, reordered_times
+    from schedkit.reductions.coarsen import expand, expanded, makespan_of, reordered, reordered_times
     from schedkit.timing import fixed_order_times
 
     p = layered_problem(levels=6, width=5)

@@ -3,7 +3,7 @@
 import pytest
 
 from schedkit import Problem
-from schedkit.decompose import DECOMPOSITIONS, register_decomposition, unregister_decomposition
+from schedkit.reductions import DECOMPOSITIONS, register_decomposition, unregister_decomposition
 from schedkit.decompositions.merge import Merge
 from schedkit.generators import rwnn
 from schedkit.testing import check_reduction

@@ -14,7 +14,7 @@ time): the fixtures of the tests register and unregister.
 """
 
 from schedkit import Problem
-from schedkit.decompose import Reduction, Split
+from schedkit.reductions import Reduction, Split
 from schedkit.schedule import Quality, Result, Schedule, Termination
 
 TWO_CHAINS = {

@@ -4,7 +4,7 @@ import pytest
 
 from decompose_cases import Components, Identity, two_chains
 from schedkit import SchedkitError
-from schedkit.decompose import Chain, Part, Reduction, combine, run_parts
+from schedkit.reductions import Chain, Part, Reduction, combine, run_parts
 from schedkit.schedule import Quality, Result, Schedule, TaskRun, Termination
 
 

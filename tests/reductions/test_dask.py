@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from schedkit import Problem, SchedkitError, solve
-from schedkit.decompose import make_executor
+from schedkit.reductions import make_executor
 from schedkit.generators import rwnn
 
 distributed = pytest.importorskip("distributed")

@@ -7,7 +7,7 @@ distributed = pytest.importorskip("distributed")
 
 from distributed.deploy.spec import SpecCluster  # noqa: E402
 
-from schedkit.decompose.dask import DaskExecutor  # noqa: E402
+from schedkit.reductions.dask import DaskExecutor  # noqa: E402
 from schedkit.errors import SchedkitError  # noqa: E402
 
 

@@ -5,7 +5,7 @@ from pydantic import BaseModel
 
 from decompose_cases import OPTIMUM, Coarse, Components, Identity, two_chains
 from schedkit import InvalidScheduleError, Problem, SchedkitError, solve
-from schedkit.decompose import register_decomposition, unregister_decomposition
+from schedkit.reductions import register_decomposition, unregister_decomposition
 from schedkit.methods import METHODS, Method, list_methods, register_method
 from schedkit.schedule import Quality, Result, Termination
 from schedkit.validate import semantic_blocks
@@ -210,7 +210,7 @@ def test_inner_options_may_be_text():
 
 
 def test_the_default_executor_is_a_process_pool_and_it_is_reused():
-    from schedkit.decompose import executor_for
+    from schedkit.reductions import executor_for
 
     assert METHODS.get("components").Options().executor == "process"
     with executor_for("process:2") as first:
@@ -222,7 +222,7 @@ def test_the_default_executor_is_a_process_pool_and_it_is_reused():
 
 
 def test_a_nested_decomposition_runs_its_parts_serially():
-    from schedkit.decompose import part_options
+    from schedkit.reductions import part_options
 
     assert part_options("components", {}) == {"executor": "serial", "threads": 1}
     assert part_options("components", {"executor": "process:2"}) == {"executor": "process:2", "threads": 1}
@@ -242,7 +242,7 @@ def test_the_seed_reaches_the_inner_method_unless_its_options_set_one():
 
 
 def test_threads_bound_the_workers(monkeypatch):
-    import schedkit.decompose.method as method
+    import schedkit.reductions.method as method
 
     asked = []
     real = method.executor_for

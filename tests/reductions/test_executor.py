@@ -6,7 +6,7 @@ import pytest
 
 from decompose_cases import Components, two_chains
 from schedkit import SchedkitError
-from schedkit.decompose import Part, PartError, make_executor, parse_executor, run_parts, usable_cores
+from schedkit.reductions import Part, PartError, make_executor, parse_executor, run_parts, usable_cores
 
 
 def parts(method="milp"):
@@ -132,7 +132,7 @@ def test_parts_share_the_time_to_a_deadline(pool):
 def test_a_part_past_its_deadline_is_not_started():
     import time
 
-    from schedkit.decompose.parts import solve_part
+    from schedkit.reductions.parts import solve_part
 
     answer = solve_part(hard_parts(1)[0].timed(time.time() - 1).payload())
     assert (answer["quality"], answer["termination"], answer["message"]) == \
@@ -142,7 +142,7 @@ def test_a_part_past_its_deadline_is_not_started():
 def test_a_part_that_does_not_answer_by_the_deadline_is_given_up():
     import time
 
-    from schedkit.decompose.budget import GRACE
+    from schedkit.reductions.budget import GRACE
 
     class Silent:
         """An executor whose futures never complete."""

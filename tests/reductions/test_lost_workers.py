@@ -18,7 +18,7 @@ import psutil
 import pytest
 
 from schedkit import Problem, SchedkitError
-from schedkit.decompose import Part, make_executor, run_parts
+from schedkit.reductions import Part, make_executor, run_parts
 from schedkit.generators import rwnn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,7 +138,7 @@ def remote(tmp_path):
 
 @pytest.mark.parametrize("victim", ["worker", "scheduler"])
 def test_a_remote_cluster_that_loses_its_workers_or_scheduler_fails_in_bounded_time(remote, victim, monkeypatch):
-    import schedkit.decompose.dask as dask
+    import schedkit.reductions.dask as dask
 
     monkeypatch.setattr(dask, "WORKERLESS_SECONDS", 3.0, raising=False)
     executor, scheduler, worker = remote

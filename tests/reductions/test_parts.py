@@ -7,7 +7,7 @@ import pytest
 
 from decompose_cases import TWO_CHAINS, two_chains
 from schedkit import SchedkitError, solve
-from schedkit.decompose import Part, PartError, part_options, part_result, run_parts, solve_part
+from schedkit.reductions import Part, PartError, part_options, part_result, run_parts, solve_part
 from schedkit.schedule import Result
 
 
@@ -76,7 +76,7 @@ def test_a_part_keeps_its_problem_for_runs_in_this_process(monkeypatch):
     assert part == Part.of(part.problem, "heft")  # (the problem kept changes no equality)
     assert "local" not in part.payload()
     # In this process the part's own Problem is solved: its data is not parsed again.
-    import schedkit.decompose.parts as parts
+    import schedkit.reductions.parts as parts
 
     def no_parse(data):
         raise AssertionError("parsed again")
@@ -101,7 +101,7 @@ def test_a_part_that_is_the_whole_problem_is_validated_once(monkeypatch):
 
 
 def test_a_fingerprint_is_computed_once_per_spec():
-    from schedkit.decompose.reduction import _FINGERPRINTS, fingerprint
+    from schedkit.reductions.reduction import _FINGERPRINTS, fingerprint
 
     p = two_chains()
     first = fingerprint(p)

@@ -3,7 +3,7 @@
 import time
 
 from schedkit import Problem, solve
-from schedkit.decompose.refine import refined
+from schedkit.reductions.refine import refined
 from schedkit.generators import layered
 from schedkit.timing import to_schedule
 
@@ -98,7 +98,7 @@ def test_a_swap_balances_two_devices_where_no_single_move_can():
 
 
 def test_a_graph_too_large_for_moves_gets_the_windows_alone(monkeypatch):
-    import schedkit.decompose.refine as refine
+    import schedkit.reductions.refine as refine
 
     p = Problem.from_dict(layered(20, 10, edge_prob=0.2, long_range_prob=0.1, devices=4, seed=1))
     start = to_schedule(p, *_all_on(p, 0), "one device")

@@ -2,7 +2,7 @@
 
 import time
 
-from schedkit.decompose.retry import kept, retry_unproven, unproven
+from schedkit.reductions.retry import kept, retry_unproven, unproven
 from schedkit.schedule import Result, Schedule, TaskRun
 
 

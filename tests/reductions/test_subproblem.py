@@ -1,8 +1,8 @@
 """Sub-problems and coarse problems keep what an edge's data costs, its own transfer times included."""
 
 from schedkit import Problem
-from schedkit.decompose.coarsen import coarse_problem
-from schedkit.decompose.subproblem import sub_problem
+from schedkit.reductions.coarsen import coarse_problem
+from schedkit.reductions.subproblem import sub_problem
 
 
 def problem():
