@@ -37,7 +37,7 @@ from schedkit.schedule.checks import consistency_violations, expect_schedule, ro
 
 __all__ = ["PRESETS", "Verdict", "canonical", "consistency_violations", "ignored_data", "judged_blocks",
            "recorded_blocks", "register_preset", "row_violations", "semantic_blocks", "status_violations",
-           "structural_violations", "symmetry_blocks", "validate", "verdict", "violations"]
+           "symmetry_blocks", "validate", "verdict", "violations"]
 
 #: The blocks of every registered preset formulation (:func:`register_preset`), by name: a
 #: schedule that records one of them records an honest choice, even one weaker than the
@@ -155,12 +155,6 @@ def recorded_blocks(schedule) -> list | None:
     if not isinstance(blocks, list):
         raise InvalidScheduleError(["its 'formulation' has no list of blocks"])
     return [block_from_data(b) for b in blocks]
-
-
-def structural_violations(problem, schedule) -> list[str]:
-    """Checks that do not depend on any block: the rows (:func:`row_violations`), then the
-    makespan, objective, bound and transfer rows (:func:`consistency_violations`)."""
-    return row_violations(problem, schedule) or consistency_violations(problem, schedule)
 
 
 def _covered(block, blocks) -> bool:

@@ -111,12 +111,6 @@ def device_bound(problem: Problem) -> float:
     return best
 
 
-def per_task_bounds(problem: Problem) -> list[float]:
-    """For each task, the least makespan of any schedule: head + minimum duration + tail."""
-    p = problem
-    return [p.heads[i] + p.min_duration[i] + p.tails[i] for i in range(len(p.tasks))]
-
-
 def lower_bound(problem: Problem, *, memory: bool = True, communication: bool = True) -> float:
     """The best of the bounds above (with a workload of several inputs, the batches' bound:
     :meth:`~schedkit.problem.batches.Batches.lower_bound`).
