@@ -40,7 +40,7 @@ KEEP_FREE_CP = KEEP_FREE + '''
         for i in range(len(cp.problem.tasks)):
             on = cp.on[i].get(d)
             if on is not None:
-                cp.model.Add(on == 0)
+                cp.model.add(on == 0)
 '''
 
 #: Every task of tiny on the cpu, one after another: the sum of the cpu durations.

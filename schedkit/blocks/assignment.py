@@ -39,7 +39,7 @@ $$\mathit{end}_i = \mathit{start}_i + \sum_{d \in D_i} p_{i,d}\, x_{i,d}$$
     def build_cp(self, cp):
         for on in cp.on:
             if len(on) > 1:
-                cp.model.AddExactlyOne(on.values())
+                cp.model.add_exactly_one(on.values())
 
     def estimate(self, problem):
         return sum(len(a) for a in problem.allowed if len(a) > 1)

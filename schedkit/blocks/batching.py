@@ -131,7 +131,7 @@ task with a choice, the slot of input $l$ is non-decreasing in $l$.
     # ------------------------------------------------------------------ CP-SAT
     def build_cp(self, cp) -> None:
         """The same model with intervals: one optional interval per batch slot, its length the
-        chosen size's batch time (in ticks, rounded up), ``AddNoOverlap`` per device, per-input
+        chosen size's batch time (in ticks, rounded up), ``add_no_overlap`` per device, per-input
         precedence enforced by the two slots' input literals."""
         p, model, up, H = cp.problem, cp.model, cp.ticks.up, cp.horizon
         L, sizes = p.inputs, p.batches.sizes
@@ -143,48 +143,48 @@ task with a choice, the slot of input $l$ is non-decreasing in $l$.
                 count = L // sizes[i][d][0]
                 most = self.max_batches_per_device
                 for k in range(count if most is None else min(most, count)):
-                    y = model.NewBoolVar(f"batch({name},{p.devices[d]},{k})")
-                    z = {b: model.NewBoolVar("") for b in sizes[i][d]}
-                    held = [model.NewBoolVar("") for _ in range(L)]
-                    model.Add(sum(z.values()) == y)
-                    model.Add(sum(held) == sum(b * v for b, v in z.items()))
-                    start = model.NewIntVar(0, H, "")
-                    length = model.NewIntVar(0, H, "")
-                    model.Add(length == sum(up(p.batches.time(i, d, b)) * v for b, v in z.items()))
-                    end = model.NewIntVar(0, 2 * H, "")  # (its own end variable: see CpContext)
-                    model.Add(end == start + length)
-                    interval = model.NewOptionalIntervalVar(start, length, end, y, "")
-                    model.Add(cp.makespan >= end).OnlyEnforceIf(y)
+                    y = model.new_bool_var(f"batch({name},{p.devices[d]},{k})")
+                    z = {b: model.new_bool_var("") for b in sizes[i][d]}
+                    held = [model.new_bool_var("") for _ in range(L)]
+                    model.add(sum(z.values()) == y)
+                    model.add(sum(held) == sum(b * v for b, v in z.items()))
+                    start = model.new_int_var(0, H, "")
+                    length = model.new_int_var(0, H, "")
+                    model.add(length == sum(up(p.batches.time(i, d, b)) * v for b, v in z.items()))
+                    end = model.new_int_var(0, 2 * H, "")  # (its own end variable: see CpContext)
+                    model.add(end == start + length)
+                    interval = model.new_optional_interval_var(start, length, end, y, "")
+                    model.add(cp.makespan >= end).only_enforce_if(y)
                     slots.append((i, d, k, y, z, start, length, held, interval))
         of_task = [[s for s in slots if s[0] == i] for i in range(len(p.tasks))]
         for i in range(len(p.tasks)):
             for l in range(L):
-                model.AddExactlyOne(s[7][l] for s in of_task[i])
+                model.add_exactly_one(s[7][l] for s in of_task[i])
             for s in of_task[i]:
                 if s[2] > 0:
                     prev = next(r for r in of_task[i] if r[1] == s[1] and r[2] == s[2] - 1)
-                    model.AddImplication(s[3], prev[3])
-                    model.Add(s[5] >= prev[5] + prev[6]).OnlyEnforceIf(s[3])
+                    model.add_implication(s[3], prev[3])
+                    model.add(s[5] >= prev[5] + prev[6]).only_enforce_if(s[3])
         for d in range(len(p.devices)):
             on = [s[8] for s in slots if s[1] == d]
             if len(on) > 1:
-                model.AddNoOverlap(on)
+                model.add_no_overlap(on)
         for i, j, size in p.edges:
             for a in of_task[i]:
                 for b in of_task[j]:
                     u, v = a[1], b[1]
                     if not p.pair_allowed(size, u, v):
                         for l in range(L):
-                            model.AddBoolOr([a[7][l].Not(), b[7][l].Not()])
+                            model.add_bool_or([a[7][l].negated(), b[7][l].negated()])
                         continue
                     c = up(p.comm_time(size, u, v)) if u != v else 0
                     for l in range(L):
-                        model.Add(b[5] >= a[5] + a[6] + c).OnlyEnforceIf([a[7][l], b[7][l]])
+                        model.add(b[5] >= a[5] + a[6] + c).only_enforce_if([a[7][l], b[7][l]])
         for group, members in p.colocate_groups.items():
             for i in members[1:]:
                 for d in set(p.allowed[i]) | set(p.allowed[members[0]]):
                     for l in range(L):
-                        model.Add(sum(s[7][l] for s in of_task[i] if s[1] == d)
+                        model.add(sum(s[7][l] for s in of_task[i] if s[1] == d)
                                   == sum(s[7][l] for s in of_task[members[0]] if s[1] == d))
         _cp_memory(cp, slots)
         cp.batches = [(s[0], s[1], s[2], s[3], s[5], s[6], s[7]) for s in slots]
@@ -198,13 +198,13 @@ task with a choice, the slot of input $l$ is non-decreasing in $l$.
                 for k, row in enumerate(sorted(runs, key=lambda r: r.start)):
                     s = next(s for s in of_task[i] if s[1] == d and s[2] == k)
                     chosen.add(id(s))
-                    model.Add(s[3] == 1)
-                    model.Add(s[5] == up(row.start))
+                    model.add(s[3] == 1)
+                    model.add(s[5] == up(row.start))
                     for l in row.inputs or [0]:
-                        model.Add(s[7][l] == 1)
+                        model.add(s[7][l] == 1)
             for s in slots:
                 if id(s) not in chosen:
-                    model.Add(s[3] == 0)
+                    model.add(s[3] == 0)
 
         cp.fix_batches = fix
 
@@ -220,7 +220,7 @@ def _cp_memory(cp, slots) -> None:
         unit = whole_units([p.task_memory[s[0]] for s in firsts] + [cap])
         if not all(is_whole(x * unit) for x in [p.task_memory[s[0]] for s in firsts] + [cap]):
             cp.rounded.append(f"memory of device {p.devices[d]}")
-        cp.model.Add(sum(math.ceil(p.task_memory[s[0]] * unit - 1e-9) * s[3] for s in firsts)
+        cp.model.add(sum(math.ceil(p.task_memory[s[0]] * unit - 1e-9) * s[3] for s in firsts)
                      <= math.floor(cap * unit + 1e-9))
 
 

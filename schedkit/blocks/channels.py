@@ -58,7 +58,7 @@ repeat `precedence`; they let a transfer wait for a channel or a port (`congesti
 
     def build_cp(self, cp):
         for transfer in cp.transfers():
-            cp.model.Add(cp.start[transfer.edge[1]] >= transfer.end)
+            cp.model.add(cp.start[transfer.edge[1]] >= transfer.end)
 
     def estimate(self, problem):
         total = 0

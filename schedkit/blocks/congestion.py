@@ -116,7 +116,7 @@ heads and tails: no fixed constant.
                     holders.setdefault(name, []).append(interval)
         for name in sorted(holders):
             if len(holders[name]) > 1:
-                cp.model.AddNoOverlap(holders[name])
+                cp.model.add_no_overlap(holders[name])
 
     def _held(self, p, pairs) -> list[dict[str, set[tuple[int, int]]]]:
         """For each transfer, the resources it may hold and the device pairs that hold each."""

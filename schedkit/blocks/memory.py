@@ -54,7 +54,7 @@ Devices whose capacity holds every task that may run there get no row.
             unit = whole_units(amounts)
             if not all(is_whole(a * unit) for a in amounts):
                 cp.rounded.append(f"memory of device {p.devices[d]}")
-            cp.model.Add(sum(math.ceil(p.task_memory[i] * unit - 1e-9) * cp.on[i][d] for i in users)
+            cp.model.add(sum(math.ceil(p.task_memory[i] * unit - 1e-9) * cp.on[i][d] for i in users)
                          <= math.floor(cap * unit + 1e-9))
 
     def estimate(self, problem):

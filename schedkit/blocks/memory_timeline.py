@@ -275,7 +275,7 @@ def _cp_deltas(cp, d, users, held, cap) -> None:
             actives.append(on)
     if times:
         low = min(0, sum(c for c in changes if c < 0))
-        cp.model.AddReservoirConstraintWithActive(times, changes, actives, low, cap)
+        cp.model.add_reservoir_constraint_with_active(times, changes, actives, low, cap)
 
 
 def _cp_lifetime(cp, d, held, cap) -> None:
@@ -283,50 +283,50 @@ def _cp_lifetime(cp, d, held, cap) -> None:
     p, model, horizon = cp.problem, cp.model, cp.horizon
     moving = {t.edge: t for t in cp.transfers()} if any(s for _, _, s in p.edges) else {}
     for (i, j), t in moving.items():
-        model.Add(cp.start[j] >= t.end)  # the consumer waits for its data (as channels says)
+        model.add(cp.start[j] >= t.end)  # the consumer waits for its data (as channels says)
     intervals, demands = [], []
     for i, allowed in enumerate(p.allowed):
         resident = held(p.resident_memory[i])
         if resident and d in allowed:
-            intervals.append(model.NewOptionalFixedSizeIntervalVar(0, horizon, cp.on[i][d], "resident"))
+            intervals.append(model.new_optional_fixed_size_interval_var(0, horizon, cp.on[i][d], "resident"))
             demands.append(resident)
         amount = p.activation_memory[i]
         if amount <= 0:
             continue
         size = held(amount)
         if d in allowed:
-            last = model.NewIntVar(0, horizon, f"output_end({p.tasks[i]})")
-            model.Add(last >= cp.end[i])
+            last = model.new_int_var(0, horizon, f"output_end({p.tasks[i]})")
+            model.add(last >= cp.end[i])
             for j, _ in p.succs[i]:
                 if (i, j) in moving:
-                    model.Add(last >= moving[i, j].end)
+                    model.add(last >= moving[i, j].end)
                 if d in p.allowed[j]:
-                    model.Add(last >= cp.end[j]).OnlyEnforceIf([cp.on[i][d], cp.on[j][d]])
-            length = model.NewIntVar(0, horizon, "")
-            intervals.append(model.NewOptionalIntervalVar(cp.start[i], length, last, cp.on[i][d], ""))
+                    model.add(last >= cp.end[j]).only_enforce_if([cp.on[i][d], cp.on[j][d]])
+            length = model.new_int_var(0, horizon, "")
+            intervals.append(model.new_optional_interval_var(cp.start[i], length, last, cp.on[i][d], ""))
             demands.append(size)
         consumers = [j for j, _ in p.succs[i] if d in p.allowed[j]]
         if consumers and p.allowed[i] != (d,):
-            present = model.NewBoolVar("")
-            first = model.NewIntVar(0, horizon, "")
-            last = model.NewIntVar(0, horizon, "")
+            present = model.new_bool_var("")
+            first = model.new_int_var(0, horizon, "")
+            last = model.new_int_var(0, horizon, "")
             mine = cp.on[i].get(d)
             for j in consumers:
                 on = cp.on[j][d]
-                model.AddBoolOr([on.Not(), present] + ([mine] if mine is not None else []))
+                model.add_bool_or([on.negated(), present] + ([mine] if mine is not None else []))
                 moved = moving.get((i, j))
                 source = moved.start if moved is not None else cp.end[i]
-                model.Add(first <= source).OnlyEnforceIf(on)
+                model.add(first <= source).only_enforce_if(on)
                 if moved is not None:
                     for u in p.allowed[i]:  # device pairs that move nothing: there at i's end
                         if u != d and (u, d) not in moved.pairs:
-                            model.Add(first <= cp.end[i]).OnlyEnforceIf([cp.on[i][u], on])
-                model.Add(last >= cp.end[j]).OnlyEnforceIf(on)
-            length = model.NewIntVar(0, horizon, "")
-            intervals.append(model.NewOptionalIntervalVar(first, length, last, present, ""))
+                            model.add(first <= cp.end[i]).only_enforce_if([cp.on[i][u], on])
+                model.add(last >= cp.end[j]).only_enforce_if(on)
+            length = model.new_int_var(0, horizon, "")
+            intervals.append(model.new_optional_interval_var(first, length, last, present, ""))
             demands.append(size)
     if intervals:
-        model.AddCumulative(intervals, demands, cap)
+        model.add_cumulative(intervals, demands, cap)
 
 
 # ====================================================================== MILP, lifetime

@@ -104,7 +104,7 @@ duration holds its device for no time, and may sit anywhere.
             # (CP-SAT forbids a zero-size interval inside another; the validator allows it)
             intervals = [interval[d] for i, interval in enumerate(cp.interval) if d in interval and durations[i][d]]
             if len(intervals) > 1:
-                cp.model.AddNoOverlap(intervals)
+                cp.model.add_no_overlap(intervals)
 
     def estimate(self, problem):
         from schedkit.problem.pairs import open_pairs

@@ -46,9 +46,9 @@ $$x_{i,d} = x_{g,d} \qquad \forall i \in G \setminus \{g\},\ d \in D_i \cup D_g$
                 for d in sorted(set(p.allowed[i]) | set(p.allowed[first])):
                     a, b = cp.on[i].get(d), cp.on[first].get(d)
                     if a is None or b is None:
-                        cp.model.Add((b if a is None else a) == 0)
+                        cp.model.add((b if a is None else a) == 0)
                     else:
-                        cp.model.Add(a == b)
+                        cp.model.add(a == b)
 
     def estimate(self, problem):
         return sum(2 * len(problem.allowed[i]) for members in problem.colocate_groups.values() for i in members)

@@ -85,16 +85,16 @@ $x_{i,u} + x_{j,v} \le 1$.
     def build_cp(self, cp):
         p, model = cp.problem, cp.model
         for i, j, size in p.edges:
-            model.Add(cp.start[j] >= cp.end[i])
+            model.add(cp.start[j] >= cp.end[i])
             if size == 0:
                 continue
             for u, on_u in cp.on[i].items():
                 for v, on_v in cp.on[j].items():
                     if not p.pair_allowed(size, u, v):
-                        model.AddBoolOr([on_u.Not(), on_v.Not()])
+                        model.add_bool_or([on_u.negated(), on_v.negated()])
                     elif self.communication and p.moves(size, u, v):
                         delay = cp.ticks.up(p.comm_time(size, u, v))
-                        model.Add(cp.start[j] >= cp.end[i] + delay).OnlyEnforceIf([on_u, on_v])
+                        model.add(cp.start[j] >= cp.end[i] + delay).only_enforce_if([on_u, on_v])
 
     def estimate(self, problem):
         total = 0

@@ -145,16 +145,16 @@ method are relabelled into this order before they are validated or used as a war
                     def measure(device):
                         slots = [s for s in cp.batches if s[1] == device and (self.by != "tasks" or s[2] == 0)]
                         return sum(s[5] if self.by == "busy_time" else s[3] for s in slots)
-                    cp.model.Add(measure(d) >= measure(e))
+                    cp.model.add(measure(d) >= measure(e))
             return
         for members in device_groups(p).values():
             for d, e in zip(members, members[1:]):
                 users = [i for i in range(len(p.tasks)) if d in p.allowed[i]]
                 if self.by == "busy_time":  # in ticks, equal on both members
-                    cp.model.Add(sum(cp.duration[i][d] * cp.on[i][d] for i in users)
+                    cp.model.add(sum(cp.duration[i][d] * cp.on[i][d] for i in users)
                                  >= sum(cp.duration[i][e] * cp.on[i][e] for i in users))
                 else:
-                    cp.model.Add(sum(cp.on[i][d] for i in users) >= sum(cp.on[i][e] for i in users))
+                    cp.model.add(sum(cp.on[i][d] for i in users) >= sum(cp.on[i][e] for i in users))
 
     def estimate(self, problem):
         total = 0

@@ -13,8 +13,8 @@ the worker hands each block a :class:`CpContext`, whose ``model`` is an OR-Tools
   and end and, per moving device pair, a literal (both ends there) with an optional
   interval of the transfer time (:meth:`CpContext.transfers`).
 
-Each block adds what it means with the scheduling vocabulary: ``AddExactlyOne``,
-``AddNoOverlap`` on the intervals of a device, a channel or a port, enforcement literals
+Each block adds what it means with the scheduling vocabulary: ``add_exactly_one``,
+``add_no_overlap`` on the intervals of a device, a channel or a port, enforcement literals
 for communication delays. The context imports nothing from OR-Tools itself.
 """
 
@@ -58,31 +58,31 @@ class CpContext:
         self.start, self.end, self.on, self.interval = [], [], [], []
         for i, name in enumerate(p.tasks):
             least = min(self.duration[i].values())
-            start = model.NewIntVar(0, max(0, horizon - least), f"start({name})")
-            end = model.NewIntVar(least, max(least, horizon), f"end({name})")
+            start = model.new_int_var(0, max(0, horizon - least), f"start({name})")
+            end = model.new_int_var(least, max(least, horizon), f"end({name})")
             on, interval = {}, {}
             for d in p.allowed[i]:
                 label = f"{name}_{p.devices[d]}"
                 if len(p.allowed[i]) == 1:
-                    on[d] = model.NewConstant(1)
-                    interval[d] = model.NewIntervalVar(start, self.duration[i][d], end, f"on({label})")
+                    on[d] = model.new_constant(1)
+                    interval[d] = model.new_interval_var(start, self.duration[i][d], end, f"on({label})")
                 else:
                     # Each optional interval ends at its own expression, tied to the task's end
                     # when present: OR-Tools 9.15 declares feasible models infeasible when
                     # optional intervals of different sizes share one end variable (a 5-task
                     # case in tests/milp/test_cpsat.py).
-                    on[d] = model.NewBoolVar(f"x({label})")
+                    on[d] = model.new_bool_var(f"x({label})")
                     length = self.duration[i][d]
-                    interval[d] = model.NewOptionalIntervalVar(start, length, start + length, on[d],
+                    interval[d] = model.new_optional_interval_var(start, length, start + length, on[d],
                                                                f"on({label})")
-                    model.Add(end == start + length).OnlyEnforceIf(on[d])
+                    model.add(end == start + length).only_enforce_if(on[d])
             self.start.append(start)
             self.end.append(end)
             self.on.append(on)
             self.interval.append(interval)
-        self.makespan = model.NewIntVar(0, horizon, "makespan")
-        model.AddMaxEquality(self.makespan, self.end)
-        model.Minimize(self.makespan)
+        self.makespan = model.new_int_var(0, horizon, "makespan")
+        model.add_max_equality(self.makespan, self.end)
+        model.minimize(self.makespan)
         self._transfers: list[Transfer] | None = None
         #: What a block had to round the safe way (memory in no whole unit): not a proof then.
         self.rounded: list[str] = []
@@ -109,20 +109,20 @@ class CpContext:
             if not moving:
                 continue
             key = f"{p.tasks[i]}_{p.tasks[j]}"
-            start = model.NewIntVar(0, self.horizon, f"tstart({key})")
-            end = model.NewIntVar(0, self.horizon, f"tend({key})")
-            model.Add(start >= self.end[i])
-            model.Add(end >= start)
+            start = model.new_int_var(0, self.horizon, f"tstart({key})")
+            end = model.new_int_var(0, self.horizon, f"tend({key})")
+            model.add(start >= self.end[i])
+            model.add(end >= start)
             transfer = Transfer((i, j), start, end)
             for u, v in moving:
-                both = model.NewBoolVar(f"presence({key}_{p.devices[u]}_{p.devices[v]})")
-                model.AddBoolAnd([self.on[i][u], self.on[j][v]]).OnlyEnforceIf(both)
-                model.AddBoolOr([self.on[i][u].Not(), self.on[j][v].Not(), both])
+                both = model.new_bool_var(f"presence({key}_{p.devices[u]}_{p.devices[v]})")
+                model.add_bool_and([self.on[i][u], self.on[j][v]]).only_enforce_if(both)
+                model.add_bool_or([self.on[i][u].negated(), self.on[j][v].negated(), both])
                 length = up(p.comm_time(size, u, v))
                 # (its own end expression: see the task intervals above)
-                interval = model.NewOptionalIntervalVar(start, length, start + length, both,
+                interval = model.new_optional_interval_var(start, length, start + length, both,
                                                         f"transfer({key}_{p.devices[u]}_{p.devices[v]})")
-                model.Add(end == start + length).OnlyEnforceIf(both)
+                model.add(end == start + length).only_enforce_if(both)
                 transfer.pairs[u, v] = (both, interval)
             self._transfers.append(transfer)
         return self._transfers
@@ -136,12 +136,12 @@ class CpContext:
             return
         for row in schedule.tasks:
             i = p.task_index[row.task]
-            model.Add(self.on[i][p.device_index[row.device]] == 1)
-            model.Add(self.start[i] == up(row.start))
+            model.add(self.on[i][p.device_index[row.device]] == 1)
+            model.add(self.start[i] == up(row.start))
         starts = {(p.task_index[t.src], p.task_index[t.dst]): t.start for t in schedule.transfers}
         for transfer in self.transfers() if self._transfers is not None else ():
             if transfer.edge in starts:
-                model.Add(transfer.start == up(starts[transfer.edge]))
+                model.add(transfer.start == up(starts[transfer.edge]))
 
     def hint(self, schedule) -> None:
         """Hint the solver with ``schedule`` (its devices and its start times, rounded up)."""
@@ -154,7 +154,7 @@ class CpContext:
             if row is None:
                 continue
             d = p.device_index[row.device]
-            model.AddHint(self.start[i], min(self.horizon, up(row.start)))
+            model.add_hint(self.start[i], min(self.horizon, up(row.start)))
             for e, literal in self.on[i].items():
                 if len(self.on[i]) > 1:
-                    model.AddHint(literal, int(e == d))
+                    model.add_hint(literal, int(e == d))

@@ -107,34 +107,34 @@ def solve_job(job: Job, emit=None, emit_bound=None) -> Answer:
 
     def read(values, status: str) -> Answer:
         found = Answer(status=status, seconds=time.perf_counter() - began, rounded=bool(cp.rounded))
-        found.objective, found.bound = values.ObjectiveValue(), values.BestObjectiveBound()
+        found.objective, found.bound = values.objective_value, values.best_objective_bound
         if cp.batches is not None:  # under ``batching``: the running batch slots
-            found.batches = [(i, d, [l for l, a in enumerate(held) if values.BooleanValue(a)], values.Value(start))
-                             for i, d, _, on, start, _, held in cp.batches if values.BooleanValue(on)]
+            found.batches = [(i, d, [l for l, a in enumerate(held) if values.boolean_value(a)], values.value(start))
+                             for i, d, _, on, start, _, held in cp.batches if values.boolean_value(on)]
             found.devices, found.starts = [], []
             return found
-        found.devices = [next(d for d, on in cp.on[i].items() if values.BooleanValue(on))
+        found.devices = [next(d for d, on in cp.on[i].items() if values.boolean_value(on))
                          for i in range(len(job.problem.tasks))]
-        found.starts = [values.Value(s) for s in cp.start]
-        found.transfer_starts = {t.edge: values.Value(t.start) for t in (cp._transfers or [])}
+        found.starts = [values.value(s) for s in cp.start]
+        found.transfer_starts = {t.edge: values.value(t.start) for t in (cp._transfers or [])}
         return found
 
     if emit_bound is not None and not cp.rounded:  # (a rounded model's bound proves nothing)
         solver.best_bound_callback = emit_bound
     if emit is None:
-        status = solver.Solve(model)
+        status = solver.solve(model)
     else:
         class Improving(cp_model.CpSolverSolutionCallback):
             def on_solution_callback(self):
                 emit(read(self, "FEASIBLE"))
 
-        status = solver.Solve(model, Improving())
-    name = solver.StatusName(status)
+        status = solver.solve(model, Improving())
+    name = solver.status_name(status)
     if name in ("OPTIMAL", "FEASIBLE"):
         return read(solver, name)
     answer = Answer(status=name, seconds=time.perf_counter() - began, rounded=bool(cp.rounded))
     if name == "UNKNOWN":
-        answer.bound = solver.BestObjectiveBound()
+        answer.bound = solver.best_objective_bound
     return answer
 
 
