@@ -51,8 +51,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from schedkit.reductions import Split, register_decomposition
 from schedkit.reductions.reduction import DEFAULT_BLOCKS
-from schedkit.reductions.subproblem import (edge_row, heavier, orders_by_start, spec_data, stitch, sub_problem,
-                                           task_row)
+from schedkit.reductions.subproblem import (edge_row, heavier, orders_by_start, remaining_capacities, spec_data,
+                                           stitch, sub_problem, task_row)
 from schedkit.decompositions.kedge_modules import choose_k, gomory_hu_seconds, kedge_modules
 from schedkit.errors import ProblemError
 from schedkit.problem import Problem
@@ -193,7 +193,7 @@ class Kedge(Split):
             for i in members:
                 if i in inside and placed:
                     pins[i] = [placed[0]]
-        devices = _capacities(problem, device_of)
+        devices = remaining_capacities(problem, device_of)
         rows = [task_row(problem, i, pins.get(i)) for i in tasks]
         data = {"name": f"{problem.name}/module{t + 1}", "devices": devices,
                 "links": spec_data(problem, platform=True).get("links", []),
@@ -297,19 +297,6 @@ class Kedge(Split):
         return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule,
                       bound=bound if bound is None or math.isfinite(bound) else None)
 
-
-def _capacities(problem: Problem, device_of: dict[int, int]) -> list[dict]:
-    """The devices with the memory earlier modules use taken off their capacities."""
-    used = [0.0] * len(problem.devices)
-    for i, d in device_of.items():
-        used[d] += problem.task_memory[i]
-    rows = []
-    for d, spec in enumerate(problem.spec.devices):
-        row = spec.model_dump(mode="json", exclude_none=True)
-        if spec.memory is not None:
-            row["memory"] = max(0.0, spec.memory - used[d])
-        rows.append(row)
-    return rows
 
 
 def _fresh(problem: Problem, name: str) -> str:

@@ -44,7 +44,8 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from schedkit.reductions.subproblem import edge_row, heavier, orders_by_start, spec_data, stitch, task_row
+from schedkit.reductions.subproblem import (edge_row, heavier, orders_by_start, remaining_capacities, spec_data,
+                                           stitch, task_row)
 from schedkit.errors import SchedkitError
 from schedkit.numerics import shorter
 from schedkit.problem import Problem
@@ -222,15 +223,7 @@ def window_part(problem: Problem, schedule: Schedule, window: list[int], before:
         for i in members:
             if i in inside and placed:
                 pins[i] = [placed[0]]
-    used = [0.0] * len(problem.devices)
-    for i in before | after:
-        used[device_of[i]] += problem.task_memory[i]
-    devices = []
-    for d, spec in enumerate(problem.spec.devices):
-        row = spec.model_dump(mode="json", exclude_none=True)
-        if spec.memory is not None:
-            row["memory"] = max(0.0, spec.memory - used[d])
-        devices.append(row)
+    devices = remaining_capacities(problem, device_of, before | after)
     data = {"name": f"{problem.name}/window", "devices": devices,
             "links": spec_data(problem, platform=True).get("links", []),
             "tasks": [task_row(problem, i, pins.get(i)) for i in window] + stand_ins,

@@ -33,7 +33,8 @@ from schedkit.problem.network import Payload
 from schedkit.schedule import Schedule
 from schedkit.timing import device_orders, fixed_order_times, to_schedule
 
-__all__ = ["spec_data", "task_row", "edge_row", "heavier", "sub_problem", "stitch", "orders_by_start"]
+__all__ = ["spec_data", "task_row", "edge_row", "heavier", "sub_problem", "stitch", "orders_by_start",
+           "remaining_capacities"]
 
 #: Task fields a sub-problem keeps (durations are rewritten explicitly).
 KEPT = ("memory", "colocate", "op", "weight_memory", "activation_memory")
@@ -174,3 +175,30 @@ def stitch(problem: Problem, device_of: Sequence[int], orders: Sequence[Sequence
     Raises :class:`~schedkit.errors.ScheduleError` when the orders contradict the task graph.
     """
     return to_schedule(problem, device_of, fixed_order_times(problem, device_of, orders), method)
+
+
+def remaining_capacities(problem: Problem, device_of: dict[int, int] | Sequence[int],
+                         tasks: Iterable[int] | None = None) -> list[dict]:
+    """The devices of ``problem`` as file rows, each with the static memory of the placed
+    ``tasks`` (default: every task ``device_of`` places) taken off its capacity: the room a
+    part has beside what the rest of the schedule already holds.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.from_dict({"devices": [{"name": "a", "memory": 5}, {"name": "b"}],
+    ...                        "tasks": [{"name": "t", "durations": {"a": 1, "b": 1}, "memory": 2}]})
+    >>> remaining_capacities(p, {0: 0})
+    [{'name': 'a', 'memory': 3.0, 'speed': 1.0}, {'name': 'b', 'speed': 1.0}]
+    """
+    used = [0.0] * len(problem.devices)
+    placed = device_of.keys() if isinstance(device_of, dict) else range(len(device_of))
+    for i in placed if tasks is None else tasks:
+        used[device_of[i]] += problem.task_memory[i]
+    rows = []
+    for d, spec in enumerate(problem.spec.devices):
+        row = spec.model_dump(mode="json", exclude_none=True)
+        if spec.memory is not None:
+            row["memory"] = max(0.0, spec.memory - used[d])
+        rows.append(row)
+    return rows
