@@ -69,7 +69,7 @@ class SlowMethod:
 
 def test_solve_with_progress_ticks_on_a_terminal_only(monkeypatch):
     from schedkit import progress
-    from schedkit.cli import progress as cli_progress
+    from schedkit.cli import live_progress as cli_progress
 
     stream = Tty()
     monkeypatch.setattr(progress.sys, "stderr", stream)
@@ -82,7 +82,7 @@ def test_solve_with_progress_ticks_on_a_terminal_only(monkeypatch):
 
 
 def test_quiet_removes_a_decomposition_bar():
-    from schedkit.cli.progress import solve_with_progress
+    from schedkit.cli.live_progress import solve_with_progress
 
     class Parts:
         progress = staticmethod(lambda done, total: None)

@@ -146,7 +146,7 @@ def run_solve(args: argparse.Namespace) -> int:
     heft on tiny: status=heuristic makespan=4.51625 bound=3.482608696 gap=22.89% time=...
     0
     """
-    from schedkit.cli.progress import solve_keeping
+    from schedkit.cli.live_progress import solve_keeping
     from schedkit.methods import METHODS
     from schedkit.report import format_schedule
     from schedkit.validate import ignored_data

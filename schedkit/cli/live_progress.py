@@ -1,4 +1,5 @@
-"""Progress of ``schedkit solve``: the method's own steps, or a ticker against its time limit."""
+"""The live progress line of ``schedkit solve`` (on a terminal): the method's own steps, or a ticker
+against its time limit. The events it draws come from :mod:`schedkit.progress`."""
 
 from __future__ import annotations
 
