@@ -180,15 +180,11 @@ def refined(problem: Problem, schedule: Schedule, groups: Sequence[Sequence[int]
         return schedule
     if rules.congestion is None:
         return to_schedule(problem, *found, method)
-    # (the transfers' slots on their channels and ports: the list schedule that timed the
-    # mapping books them again)
-    order = priority_order(problem, upward_rank(problem))
-    priority = [0.0] * len(order)
-    for k, i in enumerate(order):  # (the priority by which OrderedTiming timed the candidates)
-        priority[i] = float(len(order) - k)
-    transfers = rules.transfers(problem)
-    _, start = list_schedule(problem, priority, device_of=found[0], transfers=transfers)
-    return to_schedule(problem, found[0], start, method, transfers)
+    # (the transfers' slots on their channels and ports: the timing that judged the mapping
+    # books them again)
+    timing = OrderedTiming(problem, priority_order(problem, upward_rank(problem)), rules=rules)
+    timing(found[0])
+    return to_schedule(problem, found[0], timing.start, method, timing.transfers)
 
 
 def refined_mapping(problem: Problem, device_of: list[int], makespan: float, groups: Sequence[Sequence[int]],

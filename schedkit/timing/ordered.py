@@ -31,6 +31,7 @@ from schedkit.numerics import GAP_SLACK
 from schedkit.problem import Problem
 from schedkit.timing.list_schedule import list_schedule
 from schedkit.timing.rules import TimingRules
+from schedkit.timing.transfers import Transfers
 
 #: The most transfer-time floats :class:`OrderedTiming` tables (distinct sizes x devices^2).
 _TABLED_FLOATS = 1 << 20
@@ -134,6 +135,9 @@ class OrderedTiming:
         Each task's position in the order.
     start, end : list of float
         Times of the string timed last.
+    transfers : Transfers or None
+        When the rules congest transfers: the channel and port timelines of the string timed
+        last, whose ``booked`` times a schedule of it carries (else ``None``).
 
     Examples
     --------
@@ -154,6 +158,7 @@ class OrderedTiming:
         p = problem
         self.problem = problem
         self.rules = rules or TimingRules()
+        self.transfers: Transfers | None = None
         self._priority: list[float] | None = None   # the order as a list-scheduling priority
         m = len(p.devices)
         n = len(p.tasks)
@@ -301,8 +306,9 @@ class OrderedTiming:
         if self._priority is None:
             n = len(self.order)
             self._priority = [float(n - k) for k in self.position]
+        self.transfers = self.rules.transfers(self.problem)
         _, start = list_schedule(self.problem, self._priority, device_of=device_of, insertion=self.insertion,
-                                 transfers=self.rules.transfers(self.problem))
+                                 transfers=self.transfers)
         durations = self.problem.durations
         self.start = start
         self.end = [t + durations[i][device_of[i]] for i, t in enumerate(start)]
