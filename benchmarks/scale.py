@@ -34,6 +34,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -208,9 +209,7 @@ def main(argv=None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1))
     if not args.keep:
-        for item in folder.iterdir():
-            item.unlink()
-        folder.rmdir()
+        shutil.rmtree(folder)
     return 0
 
 

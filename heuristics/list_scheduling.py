@@ -12,8 +12,9 @@ candidate devices; with the earliest-finish rules of ``heft``, ``met`` and ``gre
 (a :class:`~schedkit.timing.list_schedule.FinishRule`) that weighing is numpy over the
 problem's arrays (:class:`~schedkit.timing.earliest.EarliestFinish`), a gap searched
 only where it could win. ``benchmarks/heuristics.py --scale`` times 20 000 and 100 000
-tasks on 50 devices, ``benchmarks/scale_heft.py`` HEFT on 10 000 and 60 000 tasks with
-300 000 and 1.8 million edges, the whole ``schedkit solve`` included.
+tasks on 50 devices, ``benchmarks/scale.py --only layered --sizes 10000 60000`` HEFT on
+10 000 and 60 000 tasks with 300 000 and 1.8 million edges, the whole ``schedkit solve``
+included.
 
 Examples
 --------
