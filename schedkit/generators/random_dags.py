@@ -174,13 +174,12 @@ def layered(levels: int, width: int, edge_prob: float, long_range_prob: float, d
     outputs = []
     for k in range(levels * width):
         outputs.append(round4(rng.uniform(*size)))
-        task = {"name": f"t{k}", "work": round4(rng.uniform(*work)), "output_size": outputs[k]}
-        if factors is not None:  # (unrelated machines: a type's factor and a task's own noise)
-            base = task.pop("work")
-            task = {"name": task["name"], "durations": {
-                kind: round4(base * factor * rng.uniform(0.8, 1.25)) for kind, factor in factors.items()},
-                "output_size": task["output_size"]}
-        tasks.append(task)
+        base = round4(rng.uniform(*work))
+        if factors is None:
+            tasks.append({"name": f"t{k}", "work": base, "output_size": outputs[k]})
+        else:  # (unrelated machines: a type's factor and a task's own noise)
+            durations = {kind: round4(base * factor * rng.uniform(0.8, 1.25)) for kind, factor in factors.items()}
+            tasks.append({"name": f"t{k}", "durations": durations, "output_size": outputs[k]})
     edges = []
     for level in range(1, levels):
         first, prev = level * width, (level - 1) * width
