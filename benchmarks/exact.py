@@ -74,8 +74,8 @@ from pathlib import Path
 
 import schedkit
 from schedkit import Problem, SchedkitError
+from schedkit.cpsat.worker import SPARE
 from schedkit.milp.portfolio import choose_solver, cpsat_installed
-from schedkit.milp.cpsat.worker import SPARE
 from schedkit.milp.race import default_threads
 from schedkit.progress import Progress
 

@@ -11,7 +11,7 @@ import pytest
 import schedkit.heuristics.components as components
 import schedkit.heuristics.measures as measures
 import schedkit.heuristics.partitioners as partitioners
-import schedkit.milp.horizon as horizon
+import schedkit.semantics.horizon as horizon
 from schedkit import Problem
 from schedkit.problem import graph
 from schedkit.validate import semantic_blocks

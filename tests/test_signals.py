@@ -63,7 +63,7 @@ def _started(log: Path, process: subprocess.Popen, marker: str | None, timeout: 
     elif marker is None:
         parent = psutil.Process(process.pid)
         assert _wait_for(lambda: process.poll() is not None or any(
-            "schedkit.milp.cpsat" in _cmdline(c) for c in parent.children()), timeout)
+            "schedkit.cpsat" in _cmdline(c) for c in parent.children()), timeout)
     else:
         assert _wait_for(lambda: marker in log.read_text(errors="replace") or process.poll() is not None, timeout)
     time.sleep(1.0)
@@ -149,7 +149,7 @@ def _worker_of(parent: psutil.Process, timeout: float = 15.0) -> psutil.Process:
     found: list[psutil.Process] = []
 
     def look() -> bool:
-        found[:] = [c for c in parent.children(recursive=True) if "schedkit.milp.cpsat" in _cmdline(c)]
+        found[:] = [c for c in parent.children(recursive=True) if "schedkit.cpsat" in _cmdline(c)]
         return bool(found)
 
     assert _wait_for(look, timeout), "no CP-SAT worker started"

@@ -108,7 +108,7 @@ class Block(BaseModel):
 
     def build_cp(self, cp) -> None:
         """Add this block's meaning to a CP-SAT model (``cp``: a
-        :class:`~schedkit.milp.cpsat.context.CpContext`, in the CP-SAT worker process).
+        :class:`~schedkit.cpsat.context.CpContext`, in the CP-SAT worker process).
 
         A block without this form cannot be solved with ``--solver cpsat``; :func:`has_cp_form`
         says so before any model is built.

@@ -49,7 +49,7 @@ def build_model(formulation: Formulation, problem, horizon: float | None = None,
     BuiltModel
     """
     from schedkit.milp.context import BuiltModel, ModelContext
-    from schedkit.milp.horizon import choose_horizon
+    from schedkit.semantics.horizon import choose_horizon
     from schedkit.milp.linear import LinearModel
     from schedkit.milp.pyomo import add_pyomo_block
     from schedkit.problem.bounds import formulation_bound

@@ -9,10 +9,10 @@ from pathlib import Path
 from pydantic import Field, field_validator
 
 from schedkit import interrupt
+from schedkit.cpsat.solve import EXTRA, require_cpsat
+from schedkit.cpsat.worker import SPARE
 from schedkit.errors import FormulationError, Interrupted, OptionError, SchedkitError, SolverError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method, solve
-from schedkit.milp.cpsat.worker import SPARE
-from schedkit.milp.cpsat.solve import EXTRA, require_cpsat
 from schedkit.milp.portfolio import choose_solver, combine, cp_beside, cpsat_installed, solve_cpsat
 from schedkit.milp.race import deadline_after, default_threads
 from schedkit.milp.start import following, search_start
@@ -159,7 +159,7 @@ class Milp(Method):
 
     def _run(self, problem: Problem, worker) -> Result:
         from schedkit.milp.budget import cp_too_large, model_size, too_large
-        from schedkit.milp.horizon import choose_horizon
+        from schedkit.semantics.horizon import choose_horizon
         from schedkit.milp.prune import pruned_problem
 
         began = time.perf_counter()

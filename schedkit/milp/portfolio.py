@@ -24,7 +24,7 @@ import importlib.util
 import time
 
 from schedkit.errors import SchedkitError, SolverError
-from schedkit.milp.cpsat import Worker, make_job, read_answer, require_cpsat
+from schedkit.cpsat import Worker, make_job, read_answer, require_cpsat
 from schedkit.milp.race import Pace
 from schedkit.numerics import OPTIMAL_GAP, closed
 from schedkit.problem import Problem

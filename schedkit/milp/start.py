@@ -36,7 +36,7 @@ def search_start(problem: Problem, deadline: float | None = None, formulation="l
     A method offers through :meth:`~schedkit.methods.Method.auto_start` (the heuristics
     package's ``annealing`` does: a short seeded annealing from HEFT); under a time limit it
     gets :data:`START_SHARE` of the time left, when it takes a ``time_limit`` option. The
-    kernel's own list schedules still compete in :func:`~schedkit.milp.horizon.choose_horizon`,
+    kernel's own list schedules still compete in :func:`~schedkit.semantics.horizon.choose_horizon`,
     which keeps the best schedule that satisfies every block of the formulation.
     """
     best = None

@@ -19,10 +19,10 @@ from typing import Iterable, Sequence
 
 from schedkit.blocks import BLOCKS, Block, block_from_data
 from schedkit.blocks.base import has_cp_form
+from schedkit.cpsat import accepts
 from schedkit.errors import ProblemError
 from schedkit.methods import METHODS
 from schedkit.milp.families import FAMILIES
-from schedkit.milp.cpsat import accepts
 from schedkit.milp.formulation import Formulation
 from schedkit.milp.portfolio import cpsat_installed
 from schedkit.milp.readback import read_schedule, warm_values

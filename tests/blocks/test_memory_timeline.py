@@ -323,8 +323,8 @@ def test_random_models_agree_and_their_solutions_hold(mode, seed):
     # and CP-SAT's (an independent one: a reservoir or cumulative intervals) must find the
     # same optimum, and the solver's own times must satisfy the timeline. (The timeline binds
     # on every instance here but one, infeasible.)
-    from schedkit.milp.cpsat.solve import make_job
-    from schedkit.milp.cpsat.worker import run
+    from schedkit.cpsat.solve import make_job
+    from schedkit.cpsat.worker import run
     from schedkit.milp.solvers.highs import highs_for
 
     f = formulation(mode)

@@ -117,8 +117,8 @@ def test_the_cpsat_estimate_is_within_a_factor_of_two(name, make):
     from ortools.sat.python import cp_model
 
     from schedkit.milp.budget import cp_model_size
-    from schedkit.milp.cpsat.context import CpContext
-    from schedkit.milp.cpsat.solve import make_job
+    from schedkit.cpsat.context import CpContext
+    from schedkit.cpsat.solve import make_job
 
     problem, formulation = make(), get_formulation("latency")
     job = make_job(problem, formulation, None)

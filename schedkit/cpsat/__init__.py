@@ -8,8 +8,8 @@ with HiGHS; times become integers on a scale chosen from the data (:mod:`.ticks`
 answer is read back with exact times (:mod:`.solve`).
 """
 
-from schedkit.milp.cpsat.solve import accepts, make_job, read_answer, require_cpsat
-from schedkit.milp.cpsat.ticks import Ticks
-from schedkit.milp.cpsat.worker import Answer, Job, Worker, run
+from schedkit.cpsat.solve import accepts, make_job, read_answer, require_cpsat
+from schedkit.cpsat.ticks import Ticks
+from schedkit.cpsat.worker import Answer, Job, Worker, run
 
 __all__ = ["Answer", "Job", "Ticks", "Worker", "accepts", "make_job", "read_answer", "require_cpsat", "run"]

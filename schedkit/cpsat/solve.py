@@ -1,8 +1,8 @@
 """Solve a formulation with CP-SAT and read its answer back as a validated-to-be schedule.
 
 The parent process checks that OR-Tools is installed and that every block has a CP-SAT
-form, chooses the integer scale of times (:class:`~schedkit.milp.cpsat.ticks.Ticks`),
-and sends the job to the worker (:mod:`schedkit.milp.cpsat.worker`). Its answer is never
+form, chooses the integer scale of times (:class:`~schedkit.cpsat.ticks.Ticks`),
+and sends the job to the worker (:mod:`schedkit.cpsat.worker`). Its answer is never
 taken as it is: the devices and the orders (tasks on each device, transfers on each
 channel or port) are kept and the times recomputed exactly in the problem's units, as
 for HiGHS (:mod:`schedkit.milp.readback`).
@@ -15,14 +15,14 @@ import math
 import time
 
 from schedkit.blocks.base import has_cp_form
+from schedkit.cpsat.ticks import Ticks
+from schedkit.cpsat.worker import Answer, Job, run
 from schedkit.errors import FormulationError, SolverError
-from schedkit.milp.cpsat.ticks import Ticks
-from schedkit.milp.horizon import serial_horizon
-from schedkit.milp.cpsat.worker import Answer, Job, run
 from schedkit.numerics import OPTIMAL_GAP, SOLVER_TOL, closed
 from schedkit.problem import Problem
 from schedkit.problem.bounds import formulation_bound
 from schedkit.schedule import Quality, Result, Termination
+from schedkit.semantics.horizon import serial_horizon
 from schedkit.validate import canonical
 from schedkit.timing import TimingRules, batched_schedule, device_orders, fixed_order_times, to_schedule
 

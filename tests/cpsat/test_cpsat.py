@@ -16,7 +16,7 @@ from schedkit import Formulation, Problem, ProblemError
 from schedkit.blocks import Block, register_block
 from schedkit.cli.main import main
 from schedkit.errors import OptionError, SchedkitError
-from schedkit.milp.cpsat import Ticks, make_job
+from schedkit.cpsat import Ticks, make_job
 from schedkit.milp.formulation import get_formulation
 from schedkit.milp.portfolio import choose_solver
 from schedkit.testing.strategies import problems
@@ -146,7 +146,7 @@ def test_a_block_without_a_cp_form_is_named_and_auto_falls_back_to_highs(rows_on
 
 
 def test_the_worker_streams_each_improving_schedule_then_answers():
-    from schedkit.milp.cpsat import Worker, make_job
+    from schedkit.cpsat import Worker, make_job
     from schedkit.milp.formulation import get_formulation
 
     p = Problem.load("examples/la02.json")
@@ -160,7 +160,7 @@ def test_the_worker_streams_each_improving_schedule_then_answers():
 
 
 def test_the_worker_streams_each_better_bound():
-    from schedkit.milp.cpsat import Worker
+    from schedkit.cpsat import Worker
 
     job = make_job(Problem.load("examples/la02.json"), get_formulation("jssp"), None, time_limit=60)
     bounds = []
@@ -171,7 +171,7 @@ def test_the_worker_streams_each_better_bound():
 
 def test_a_worker_that_dies_is_named_in_one_line():
     from schedkit.errors import SolverError
-    from schedkit.milp.cpsat import Worker, make_job
+    from schedkit.cpsat import Worker, make_job
     from schedkit.milp.formulation import get_formulation
 
     worker = Worker()
@@ -182,7 +182,7 @@ def test_a_worker_that_dies_is_named_in_one_line():
 
 
 def test_a_spare_worker_waits_loaded_for_the_next_solve():
-    from schedkit.milp.cpsat.worker import SPARE
+    from schedkit.cpsat.worker import SPARE
 
     p = Problem.load("examples/ft06.json")
     schedkit.solve(p, "milp", formulation="jssp", solver="cpsat")
@@ -194,7 +194,7 @@ def test_a_spare_worker_waits_loaded_for_the_next_solve():
 
 
 def test_the_spare_worker_says_when_it_has_loaded():
-    from schedkit.milp.cpsat.worker import Spare
+    from schedkit.cpsat.worker import Spare
 
     spare = Spare()
     try:
@@ -246,8 +246,8 @@ def test_the_bound_of_a_model_whose_memory_was_rounded_is_not_passed_on():
     # Memory in thirds is no whole number in any unit: CP-SAT's model rounds task memory up
     # and capacity down, so at most one task fits on d0 there, where two fit (optimum 3: two
     # on d0, one on d1). That model's optimum, 6, bounds nothing of the problem's.
-    from schedkit.milp.cpsat import read_answer
-    from schedkit.milp.cpsat.worker import Answer
+    from schedkit.cpsat import read_answer
+    from schedkit.cpsat.worker import Answer
 
     p = Problem.from_dict({"format": "schedkit/v1", "name": "thirds",
                            "devices": [{"name": "d0", "memory": 2 / 3}, {"name": "d1"}],

@@ -45,7 +45,7 @@ class CpContext:
         The model the blocks add to.
     problem : Problem
         The instance.
-    ticks : schedkit.milp.cpsat.ticks.Ticks
+    ticks : schedkit.cpsat.ticks.Ticks
         How times become integers.
     horizon : int
         Upper bound of every time variable, in ticks.

@@ -80,7 +80,7 @@ def solve_job(job: Job, emit=None, emit_bound=None) -> Answer:
     ``emit_bound(ticks)`` every better lower bound."""
     from ortools.sat.python import cp_model
 
-    from schedkit.milp.cpsat.context import CpContext
+    from schedkit.cpsat.context import CpContext
 
     began = time.perf_counter()
     model = cp_model.CpModel()
@@ -155,7 +155,7 @@ class Worker:
     """A CP-SAT worker process, started at once so that it loads Python, schedkit and
     OR-Tools while the caller prepares the job (a second, at least); :meth:`solve` sends it.
 
-    The worker is ``python -m schedkit.milp.cpsat`` with this process's import path: it
+    The worker is ``python -m schedkit.cpsat`` with this process's import path: it
     says ``ready`` once loaded, reads the pickled job on stdin and writes framed messages on
     stdout (:func:`write_message`: improving solutions and bounds when asked, then the
     answer); it never re-imports the caller's main module, as ``multiprocessing`` would. A
@@ -166,7 +166,7 @@ class Worker:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), PARENT: str(os.getpid())}
         # (its own process group: a Ctrl-C on the terminal reaches this process alone, which
         # stops the worker when it wants its answer; the worker ends itself when this process dies)
-        self.process = subprocess.Popen([sys.executable, "-m", "schedkit.milp.cpsat"], stdin=subprocess.PIPE,
+        self.process = subprocess.Popen([sys.executable, "-m", "schedkit.cpsat"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=None if verbose else subprocess.PIPE,
                                         env=env, process_group=0)
         self.messages: queue.Queue = queue.Queue()

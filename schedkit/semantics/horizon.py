@@ -1,5 +1,8 @@
 """The big-M horizon: the makespan of a schedule that satisfies every block of a formulation.
 
+It belongs to the formulation, not to a solver: the MILP's big-M constants and CP-SAT's
+time domains (:mod:`schedkit.cpsat`) both come from here.
+
 Examples
 --------
 >>> from schedkit import Problem

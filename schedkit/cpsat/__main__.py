@@ -1,4 +1,4 @@
-"""The CP-SAT worker process (see :class:`schedkit.milp.cpsat.worker.Worker`): ``ready``
+"""The CP-SAT worker process (see :class:`schedkit.cpsat.worker.Worker`): ``ready``
 once loaded, then a pickled ``(job, stream)`` on stdin; framed messages on stdout: each
 improving solution and each better bound when ``stream`` is true, then the answer."""
 
@@ -7,7 +7,7 @@ import signal
 import sys
 import threading
 
-from schedkit.milp.cpsat.worker import answer, watch_parent, write_message
+from schedkit.cpsat.worker import answer, watch_parent, write_message
 
 watch_parent()  # (first: never outlive the parent, even while OR-Tools loads)
 
