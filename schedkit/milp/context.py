@@ -9,7 +9,7 @@ row sink (:class:`~schedkit.milp.linear.RowBlock`): the fast path, with no Pyomo
 made. A user block may instead write Pyomo constraints into its own ``pyo.Block`` with
 the context's Pyomo face (``ctx.x(i, d)``, ``ctx.end(i)``, ...: the same expressions,
 made Pyomo ones by :meth:`ModelContext.pyomo`); its rows are read back into the same
-sparse model (:func:`schedkit.milp.pyomo.add_pyomo_block`).
+sparse model (:func:`schedkit.milp.pyomo_model.add_pyomo_block`).
 
 Columns are named by task and device *names*, so an exported LP file reads
 ``x(attn_gpu0)``, ``start(attn)``, ``no_overlap.disjunct(attn_mlp_gpu0_before)``.
@@ -122,7 +122,7 @@ class ModelContext:
     # ------------------------------------------------------------------ Pyomo face
     def pyomo(self, expr: Expr):
         """Pyomo face: ``expr`` as a Pyomo linear expression over the model's variables."""
-        from schedkit.milp.pyomo import as_pyomo
+        from schedkit.milp.pyomo_model import as_pyomo
 
         if self.pyomo_model is None:
             raise FormulationError("Pyomo variables exist only while a Pyomo block builds")
@@ -207,7 +207,7 @@ class BuiltModel:
         """The Pyomo model (one ``pyo.Block`` per constraint block), made on first use."""
         ctx = self.context
         if ctx.pyomo_model is None:
-            from schedkit.milp.pyomo import to_pyomo
+            from schedkit.milp.pyomo_model import to_pyomo
 
             ctx.pyomo_model, ctx.pyomo_vars = to_pyomo(self.linear)
         return ctx.pyomo_model

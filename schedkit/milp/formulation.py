@@ -51,7 +51,7 @@ def build_model(formulation: Formulation, problem, horizon: float | None = None,
     from schedkit.milp.context import BuiltModel, ModelContext
     from schedkit.semantics.horizon import choose_horizon
     from schedkit.milp.linear import LinearModel
-    from schedkit.milp.pyomo import add_pyomo_block
+    from schedkit.milp.pyomo_model import add_pyomo_block
     from schedkit.problem.bounds import formulation_bound
     from schedkit.machine import paused_gc
     from schedkit.validate import canonical

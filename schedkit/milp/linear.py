@@ -6,7 +6,7 @@ Blocks add rows, comparisons of :class:`~schedkit.blocks.expr.Expr` values, thro
 column families (``x``, ``start``, ``end``, ``order``, ``makespan``). From this one
 store come the LP and MPS files (:mod:`schedkit.milp.lpfile`), the embedded HiGHS solve
 (arrays passed to highspy) and, only when asked for, a Pyomo model with one
-``pyo.Block`` per constraint block (:func:`schedkit.milp.pyomo.to_pyomo`).
+``pyo.Block`` per constraint block (:func:`schedkit.milp.pyomo_model.to_pyomo`).
 
 Python lists rather than Pyomo components keep a build of ~30k rows well under a
 second: a Pyomo constraint costs tens of microseconds to construct and as much to write.

@@ -1,7 +1,8 @@
 """Any solver Pyomo knows, by name (``gurobi``, ``cplex``, ``scip``, ``cbc``, ``appsi_highs``...).
 
-The Pyomo model is made from the sparse rows on demand and handed to the solver
-plug-in; its solution is loaded only after the termination condition was checked.
+The Pyomo model is made from the sparse rows on demand (:mod:`schedkit.milp.pyomo_model`)
+and handed to the solver plug-in; its solution is loaded only after the termination
+condition was checked.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The Pyomo side of a build: user blocks written with Pyomo, read back into the sparse model.
+"""The Pyomo model of a build: user blocks written with Pyomo, read back into the sparse model.
+
+(The Pyomo *solver adapter*, which hands a model to any Pyomo solver, is
+:mod:`schedkit.milp.solvers.pyomo`.)
 
 The built-in blocks write sparse rows and never touch Pyomo. A user block with
 ``builds_rows = False`` builds Pyomo constraints into its own ``pyo.Block`` in the
