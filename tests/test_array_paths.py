@@ -164,3 +164,50 @@ def test_durations_by_device_kind_equal_the_full_table(devices, tasks, memory):
         arrays._KINDS_FROM = saved
     device_type, table = arrays._typed_durations(p.durations, len(p.tasks), len(p.devices))
     assert kinds is not None and (kinds[1][:, kinds[0]] == table[:, device_type]).all()
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c", None]), st.sampled_from([None, 1.0, 5.0])),
+                min_size=1, max_size=7),
+       st.lists(st.tuples(st.dictionaries(st.sampled_from(["a", "b", "c", "d0", "d3"]),
+                                          st.sampled_from([0.5, 1 / 3, 2.0, 7.0]), min_size=1),
+                          st.sampled_from([0.0, 2.0]), st.booleans()), min_size=1, max_size=9),
+       st.randoms(use_true_random=False))
+def test_durations_by_type_read_as_the_expanded_tables_and_schedule_alike(devices, tasks, rng):
+    # A task keyed by types holds a TypeRow: every reading, and HEFT's and greedy's schedules,
+    # are those of the same file with every entry written per device.
+    from schedkit import solve
+    from schedkit.problem.cluster import expanded
+    from schedkit.problem.durations import TypeRow
+
+    data = {"devices": [{"name": f"d{k}", **({"type": kind} if kind else {}), **({"memory": cap} if cap else {})}
+                        for k, (kind, cap) in enumerate(devices)],
+            "links": [{"src": f"d{k}", "dst": f"d{k + 1}", "bandwidth": 2.0 + k} for k in range(len(devices) - 1)],
+            "tasks": [{"name": f"t{i}", "durations": table, "memory": memory, "output_size": 1.5,
+                       **({"pin": [f"d{len(devices) - 1}"]} if pin and i == 0 else {})}
+                      for i, (table, memory, pin) in enumerate(tasks)],
+            "edges": [{"src": f"t{i}", "dst": f"t{j}"} for j in range(len(tasks)) for i in range(j)
+                      if rng.random() < 0.4]}
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
+    q = Problem.from_dict(expanded(data))
+    assert all(type(t) is dict for t in q.durations)
+    assert p.allowed == q.allowed and p.min_duration == q.min_duration
+    for mine, full in zip(p.durations, q.durations):
+        assert mine == full and dict(mine.items()) == full and list(mine) == list(full)
+        for d in range(-1, len(devices) + 1):
+            assert mine.get(d) == full.get(d) and (d in mine) == (d in full)
+            if d in full:
+                assert mine[d] == full[d]
+            else:
+                with pytest.raises(KeyError):
+                    mine[d]  # noqa: B018 - the dict it stands for raises too
+    kinds = {kind for kind, _ in devices if kind}
+    assert [type(t) is TypeRow for t in p.durations] == [bool(kinds & set(task["durations"])) and "pin" not in task
+                                                         for task in data["tasks"]]
+    assert graph.mean_costs(p) == graph.mean_costs(q)
+    for method in ("heft", "greedy", "met"):
+        a, b = solve(p, method), solve(q, method)
+        assert [(r.device, r.start, r.end) for r in a.tasks] == [(r.device, r.start, r.end) for r in b.tasks]

@@ -7,6 +7,10 @@ the two common tasks: one that gives ``work`` (``work / speed``) and one whose
 durations name device types only, by plain numbers (each device takes its type's
 entry). Any other task goes device by device.
 
+A task keyed by device types (plain numbers, no pin, no workload) is not tabled at all:
+its :class:`TypeRow` holds a number per type, its own devices' entries, and the devices it
+may use shared with every task that names the same types (:class:`TypeTables`).
+
 Examples
 --------
 >>> from schedkit.problem.spec import DeviceSpec, TaskSpec
@@ -20,6 +24,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import repeat
 from operator import truediv
 
@@ -56,3 +61,145 @@ def per_input(task, devices, indices, table) -> dict[int, float]:
             sizes = [b for b in value if not device.batch_sizes or b in device.batch_sizes]
             out[k] = min((value[b] / b for b in sizes), default=None)
     return out
+
+
+class TypeRow(Mapping):
+    """``durations[i]`` of a task keyed by device types: a read-only mapping device ->
+    duration that resolves ``d`` to its own entry, else its type's, without a table of
+    every device.
+
+    A cluster of 1,024 devices of 3 types holds 3 numbers per task, not 1,024 entries;
+    every reading of ``problem.durations[i][d]``, ``in``, ``get``, ``items()`` works as on
+    the dict it stands for (and compares equal to it). The devices it holds, their types
+    and membership are its :class:`Kinds`, shared by the tasks that name the same types
+    and fit the same devices (a task with entries of its own devices, ``own``, has its own).
+
+    Examples
+    --------
+    >>> kinds = Kinds((0, 1, 1), (0, 2), 3)             # devices 0 and 2 (types 0 and 1) fit
+    >>> row = TypeRow((2.0, 5.0), kinds)
+    >>> row[2], 1 in row, dict(row), row.least()
+    (5.0, False, {0: 2.0, 2: 5.0}, 2.0)
+    """
+
+    __slots__ = ("by_type", "kinds", "own")
+
+    def __init__(self, by_type: tuple, kinds: Kinds, own: dict | None = None):
+        self.by_type = by_type
+        self.kinds = kinds
+        self.own = own
+
+    def __getitem__(self, d):
+        if self.own is not None and d in self.own:
+            return self.own[d]
+        kinds = self.kinds
+        try:
+            if kinds.fits[d] and d >= 0:
+                return self.by_type[kinds.device_type[d]]
+        except (IndexError, TypeError):
+            pass
+        raise KeyError(d)
+
+    def __contains__(self, d) -> bool:
+        try:
+            return d >= 0 and self.kinds.fits[d]
+        except (IndexError, TypeError):
+            return False
+
+    def get(self, d, default=None):
+        return self[d] if d in self else default
+
+    def __iter__(self):
+        return iter(self.kinds.devices)
+
+    def __len__(self) -> int:
+        return len(self.kinds.devices)
+
+    def least(self) -> float:
+        """The shortest duration over the devices it holds (``min(self.values())``, exactly)."""
+        values = [self.by_type[t] for t in self.kinds.present]
+        return min(values + list(self.own.values())) if self.own else min(values)
+
+    def __repr__(self) -> str:
+        return f"TypeRow({dict(self)!r})"
+
+
+class Kinds:
+    """The devices a :class:`TypeRow` holds (increasing), each device's type number, which
+    devices it holds (``fits[d]``) and the types of those that take their type's entry
+    (``present``)."""
+
+    __slots__ = ("device_type", "devices", "fits", "present")
+
+    def __init__(self, device_type: tuple, devices: tuple, m: int, own=()):
+        self.device_type = device_type
+        self.devices = devices
+        fits = [False] * m
+        for d in devices:
+            fits[d] = True
+        self.fits = fits
+        self.present = tuple(sorted({device_type[d] for d in devices if d not in own}))
+
+
+class TypeTables:
+    """Makes the :class:`TypeRow` of each task that keys its durations by type.
+
+    A task qualifies when a key of its ``durations`` is a device type, every value is a
+    plain number (no per-batch map) and it gives no ``pin``; any other task keeps its dict
+    (``row`` answers ``None``). Rows of tasks that name the same types and fit the same
+    devices (a :class:`Room`) share their :class:`Kinds`.
+
+    Examples
+    --------
+    >>> from schedkit.problem.spec import DeviceSpec, TaskSpec
+    >>> devices = [DeviceSpec(name=f"g{k}", type="ab"[k % 2]) for k in range(4)]
+    >>> tables = TypeTables(devices, {f"g{k}": k for k in range(4)})
+    >>> row = tables.row(TaskSpec(name="t", durations={"b": 3.0, "g0": 1.0}), Room(devices, range(4)))
+    >>> list(row), row[3], row[0]
+    ([0, 1, 3], 3.0, 1.0)
+    """
+
+    def __init__(self, devices, device_index: dict):
+        names: dict[str, int] = {}
+        self.type_number = names
+        self.device_index = device_index
+        self.device_type = tuple(names.setdefault(d.type, len(names)) if d.type is not None else -1
+                                 for d in devices)
+        self.m = len(devices)
+        self._kinds: dict[tuple, Kinds] = {}
+        self._rooms: list[Room] = []  # alive while their ids key the kinds
+
+    def row(self, task, room: Room) -> TypeRow | None:
+        """The task's row, or ``None`` where it keeps a dict (see the class)."""
+        table = task.durations
+        if table is None or task.pin is not None or not self.type_number:
+            return None
+        number, index = self.type_number, self.device_index
+        values = [None] * len(number)
+        own = None
+        for key, value in table.items():
+            if value.__class__ is not float:
+                return None  # a per-batch map
+            t = number.get(key)
+            if t is not None:
+                values[t] = value
+            else:
+                own = own or {}
+                own[index[key]] = value
+        named = tuple(t for t, value in enumerate(values) if value is not None)
+        if not named:
+            return None
+        key = (id(room), named)
+        kinds = self._kinds.get(key) if own is None else None
+        if kinds is None:
+            device_type = self.device_type
+            wanted = set(named)
+            devices = [d for d in room.indices if device_type[d] in wanted]
+            if own is not None:
+                inside = set(room.indices)
+                own = {d: value for d, value in own.items() if d in inside}
+                devices = sorted(set(devices).union(own))
+                return TypeRow(tuple(values), Kinds(device_type, tuple(devices), self.m, own), own or None)
+            kinds = self._kinds[key] = Kinds(device_type, tuple(devices), self.m)
+            self._rooms.append(room)
+        return TypeRow(tuple(values), kinds)

@@ -135,9 +135,17 @@ def _mean_costs(p) -> tuple[list[float], list[float]]:
     # Most tasks share a few allowed-device sets: cache both means per pair of sets. The
     # sets are numbered once per task, since hashing two device tuples per edge costs
     # several times the rest of the loop on large graphs.
+    # Tasks keyed by type share one tuple of 1,024 devices: numbered by identity first
+    # (a tuple does not keep its hash).
     number: dict[tuple[int, ...], int] = {}
-    kind = [number.setdefault(a, len(number)) for a in p.allowed]
-    sets = list(number)
+    by_id: dict[int, int] = {}
+    kind = []
+    for a in p.allowed:
+        k = by_id.get(id(a))
+        if k is None:
+            k = by_id[id(a)] = number.setdefault(a, len(number))
+        kind.append(k)
+    sets = [np.array(a, dtype=np.int64) for a in number]
     # The pairs of sets the edges join, once each: numbered on the arrays.
     arrays = p.arrays
     kinds = np.array(kind, dtype=np.int64)
@@ -155,10 +163,14 @@ def _mean_costs(p) -> tuple[list[float], list[float]]:
     lat = np.zeros(len(pair_keys))
     for k, joined in enumerate(pair_keys.tolist()):
         first, second = sets[joined // len(sets)], sets[joined % len(sets)]
-        pairs = [(u, v) for u in first for v in second if u != v and p.linked[u][v]]
-        if pairs:
-            mean_bandwidth = sum(1.0 / p.inv_bandwidth[u][v] for u, v in pairs) / len(pairs)
-            inv[k], lat[k] = 1.0 / mean_bandwidth, sum(p.latency[u][v] for u, v in pairs) / len(pairs)
+        # The linked pairs of distinct devices, u then v in increasing order; a running sum
+        # (cumsum) adds them in that order, as a loop over the pairs would.
+        pairs = arrays.linked[np.ix_(first, second)] & (first[:, None] != second[None, :])
+        count = int(pairs.sum())
+        if count:
+            mean_bandwidth = np.cumsum(1.0 / arrays.inv_bandwidth[np.ix_(first, second)][pairs])[-1] / count
+            inv[k] = 1.0 / mean_bandwidth
+            lat[k] = np.cumsum(arrays.latency[np.ix_(first, second)][pairs])[-1] / count
     inv, lat = inv[which.reshape(-1)], lat[which.reshape(-1)]
     size = arrays.edge_size
     comm = np.where((size != 0) & ((inv != 0) | (lat != 0)), size * inv + lat, 0.0).tolist()
@@ -168,14 +180,16 @@ def _mean_costs(p) -> tuple[list[float], list[float]]:
 def _mean_durations(arrays) -> list[float]:
     """Each task's mean duration over its allowed devices, summed in device order as
     ``sum(durations[i].values())`` sums them (a running sum: adding 0.0 elsewhere changes
-    nothing), a few thousand tasks at a time."""
-    out = []
-    for first in range(0, arrays.n, 4096):
-        rows = arrays.type_durations[first:first + 4096][:, arrays.device_type]
-        allowed = np.isfinite(rows)
-        total = np.cumsum(np.where(allowed, rows, 0.0), axis=1)[:, -1] if arrays.m else np.zeros(len(rows))
-        out.extend((total / allowed.sum(axis=1)).tolist())
-    return out
+    nothing), one column of every task at a time: a device adds its type's column, so
+    1,024 devices of 3 types read 3 columns, not a tasks x devices table."""
+    table = arrays.type_durations
+    allowed = np.isfinite(table)
+    columns = [np.where(allowed[:, t], table[:, t], 0.0) for t in range(arrays.types)]
+    total = np.zeros(arrays.n)
+    for t in arrays.device_type.tolist():
+        total += columns[t]
+    count = allowed.astype(np.int64) @ np.bincount(arrays.device_type, minlength=arrays.types)
+    return (total / count).tolist()
 
 
 def costed_paths(order, cost, edges) -> tuple[dict, dict]:

@@ -35,7 +35,7 @@ from schedkit.numerics import fits
 from schedkit.problem import graph
 from schedkit.problem.arrays import ProblemArrays
 from schedkit.problem.batches import Batches
-from schedkit.problem.durations import Room, per_input
+from schedkit.problem.durations import Room, TypeRow, TypeTables, per_input
 from schedkit.problem.edge_table import EdgeTable, edge_lists, largest_only
 from schedkit.problem.network import Network, Payload, check_finite_transfers
 from schedkit.problem.spec import ProblemSpec
@@ -57,8 +57,10 @@ class Problem:
     ----------
     tasks, devices : list of str
         Names, in file order; a task or device is referred to by its position.
-    durations : list of dict
-        ``durations[i][d]``: time of task ``i`` on device ``d``, for its allowed devices only.
+    durations : list of mapping
+        ``durations[i][d]``: time of task ``i`` on device ``d``, for its allowed devices only:
+        a dict, or for a task keyed by device types a read-only
+        :class:`~schedkit.problem.durations.TypeRow` (a number per type, not per device).
     allowed : list of tuple
         Devices each task may run on (its durations, restricted by ``pin``).
     task_memory, weight_memory, activation_memory : list of float
@@ -97,11 +99,17 @@ class Problem:
         # The devices each memory size fits, once per size (most tasks share a few); a task's
         # durations on them by map and zip, since this loop meets tasks x devices pairs.
         room_for: dict[float, Room] = {}
+        # A task keyed by device types holds a number per type, not one per device (TypeRow).
+        typed = TypeTables(spec.devices, self.device_index) if spec.workload is None else None
         for task in spec.tasks:
             room = room_for.get(task.memory)
             if room is None:
                 room = room_for[task.memory] = Room(spec.devices, [k for k, cap in enumerate(self.device_memory)
                                                                    if fits(task.memory, cap)])
+            row = typed.row(task, room) if typed is not None else None
+            if row is not None:
+                self.durations.append(row)
+                continue
             if task.pin is not None:
                 room = Room(spec.devices, [k for k in room.indices if self.devices[k] in task.pin])
             indices, devices = room.indices, room.devices
@@ -111,7 +119,8 @@ class Problem:
                     table.update(per_input(task, devices, indices, table))
                 table = {k: duration for k, duration in table.items() if duration is not None}
             self.durations.append(table)
-        self.allowed = [tuple(table) for table in self.durations]
+        self.allowed = [table.kinds.devices if table.__class__ is TypeRow else tuple(table)
+                        for table in self.durations]
         self.edges, self.preds, self.succs = edge_lists(spec, self.task_index, self._payload)
         self._build_network()
         self._check_reachable_placements()
@@ -317,7 +326,7 @@ class Problem:
     @cached_property
     def min_duration(self) -> list[float]:
         """Shortest duration of each task over its allowed devices."""
-        return [min(table.values()) for table in self.durations]
+        return [table.least() if table.__class__ is TypeRow else min(table.values()) for table in self.durations]
 
     @cached_property
     def heads(self) -> list[float]:
