@@ -36,8 +36,8 @@ __all__ = ["FormulationOptions", "FollowsFormulation", "HONOURED", "FOLLOWED"]
 HONOURED = frozenset({"assignment", "placement", "precedence", "no_overlap", "memory",
                       "channels", "batching"})
 #: The :class:`~schedkit.timing.rules.TimingRules` every heuristic times its schedules by
-#: (transfers booked through :meth:`FollowsFormulation.transfers`).
-FOLLOWED = frozenset({"congestion", "ordered_edges", "communication"})
+#: (transfers, and the resources tasks hold, booked through :meth:`FollowsFormulation.transfers`).
+FOLLOWED = frozenset({"congestion", "ordered_edges", "communication", "resources"})
 
 
 class FormulationOptions(MethodOptions):
@@ -124,7 +124,8 @@ class FollowsFormulation(Method):
         return TimingRules.of(self.blocks(problem), problem)
 
     def transfers(self, problem: Problem) -> Transfers:
-        """The transfer timelines of a schedule of ``problem`` under the formulation."""
+        """The shared timelines of a schedule of ``problem`` under the formulation: transfers'
+        channels and ports, and the units of the resources tasks hold (its ``holds``)."""
         return self.timing_rules(problem).transfers(problem)
 
     def levels(self, problem: Problem, transfers: Transfers | None = None) -> MemoryLevels | None:

@@ -54,12 +54,14 @@ def read_schedule(built, values: Sequence[float], method: str) -> Schedule:
         return batched_schedule(p, draft.extras["batches"], method)
     device_of = [d if d is not None else p.allowed[i][0] for i, d in enumerate(draft.device_of)]
     starts = [s if s is not None else 0.0 for s in draft.starts]
-    # With congestion, the transfers keep the solver's order on every channel and port; with
-    # a memory timeline, nothing starts before the solver had it (waiting for a release).
+    # With congestion, the transfers keep the solver's order on every channel and port, and
+    # the holders of a resource its order on every unit; with a memory timeline, nothing starts
+    # before the solver had it (waiting for a release).
     rules = built.rules
     transfers = rules.transfers(p)
     exact = fixed_order_times(p, device_of, device_orders(p, device_of, starts), transfers,
-                              draft.extras.get("transfer_starts"), not_before=starts if rules.waits else None)
+                              draft.extras.get("transfer_starts"), not_before=starts if rules.waits else None,
+                              starts=starts)
     return to_schedule(p, device_of, exact, method, transfers)
 
 

@@ -240,7 +240,7 @@ def _windows_only(problem: Problem, device_of: list[int], makespan: float,
             for i in order[begin:begin + width]:
                 first[i] = anywhere
             try:
-                transfers = rules.transfers(p) if rules.congestion is not None else None
+                transfers = rules.transfers(p) if rules.shared else None
                 trial, start = list_schedule(p, rank, rule=FinishRule(first), transfers=transfers)
             except ProblemError:
                 continue
@@ -292,7 +292,7 @@ def _repair_pass(search: _Search) -> bool:
                 first[i] = anywhere
             try:
                 trial, _ = list_schedule(p, search.rank, rule=FinishRule(first),
-                                         transfers=search.rules.transfers(p) if search.rules.congestion else None)
+                                         transfers=search.rules.transfers(p) if search.rules.shared else None)
             except ProblemError:  # memory used up on the way: no candidate from this window
                 continue
             improved |= search.adopt(trial)

@@ -12,9 +12,10 @@ from schedkit.timing.ordered import OrderedTiming, bfs_order, priority_order
 from schedkit.timing.assemble import placement_indices, to_schedule, with_transfers
 from schedkit.timing.transfers import Transfers
 from schedkit.timing.levels import MemoryLevels
+from schedkit.timing.holds import Holds, Resource
 from schedkit.timing.rules import TimingRules
 
 __all__ = ["Timeline", "arrival", "DeviceRule", "FinishRule", "earliest_finish", "list_schedule",
            "batched_schedule", "device_orders", "fixed_order_times", "retime", "SimState", "simulate", "OrderedTiming",
            "bfs_order", "priority_order", "placement_indices", "to_schedule", "with_transfers", "Transfers", "MemoryLevels",
-           "TimingRules"]
+           "TimingRules", "Holds", "Resource"]

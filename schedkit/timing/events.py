@@ -15,6 +15,11 @@ successor on the device starts; in ``lifetime`` a start anywhere, which may end 
 output's lifetime) or a new task is ready. The schedule is then no longer non-delay, and a
 simulation in which nothing can ever start again raises.
 
+Resources that tasks hold (``transfers.holds``, :class:`~schedkit.timing.holds.Holds`) act
+the same way: an idle device starts the first of its ready tasks, in priority order, that
+finds a free unit of every resource it holds now, and a device none of whose ready tasks
+does looks again when a holder ends.
+
 The priority is one of
 
 - ``None``: first in, first out -- the task whose inputs arrived first (ties: lower index);
@@ -112,7 +117,8 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
     transfers : Transfers, optional
         Channel and port timelines of a ``congestion`` formulation: when a task ends, its
         outgoing transfers (in edge order) are booked into the earliest slots their
-        resources leave free, and their times kept in ``transfers.booked``.
+        resources leave free, and their times kept in ``transfers.booked``. With ``holds``,
+        a task starts only when a unit of every resource it holds is free.
     levels : MemoryLevels, optional
         Fresh memory levels of a ``memory_timeline`` formulation (built with the same
         ``transfers``): an idle device starts the first of its ready tasks, by priority,
@@ -167,6 +173,8 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
     # edge, and no precomputed table can be cheaper since every mapping needs new entries.
     comm_time = problem.comm_time
     congested = transfers is not None and transfers.congested
+    holds = transfers.holds if transfers is not None else None
+    waits = levels is not None or holds is not None   # a ready task may have to wait
     waiting = [len(problem.preds[i]) for i in range(n)]
     ready_at = [0.0] * n
     start = [0.0] * n
@@ -207,8 +215,8 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
             # A later time than now would be a release the levels already know of, but on an
             # idle device every item that has an end has ended (its last consumer here ended,
             # its transfers arrived before their consumers started): "not now" is enough.
-            at = levels.earliest(i, d, now, dev, end)
-            if at is not None and at <= now:
+            at = now if levels is None else levels.earliest(i, d, now, dev, end)
+            if at is not None and at <= now and (holds is None or holds.earliest(i, now, dur[i]) <= now):
                 queue.remove(i if dynamic else entry)
                 if not dynamic:
                     heapq.heapify(queue)
@@ -234,7 +242,7 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
                 queue = queues[d]
                 if running[d] >= 0 or not queue:
                     continue
-                if levels is not None:
+                if waits:
                     i = fitting(d, now)
                     if i < 0:
                         blocked.add(d)
@@ -263,6 +271,8 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
                     end[i] = now + dur[i]
                     levels.place(i, d, now, end[i], dev, end)
                     started = True
+                if holds is not None:
+                    holds.add(i, now, now + dur[i])
             dirty.clear()
             if started and blocked:
                 dirty.update(blocked)
@@ -278,6 +288,8 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
                 continue
             running[d] = -1
             dirty.add(d)
+            if holds is not None and holds.holds(i):
+                dirty.update(blocked)     # a unit is free again
             done += 1
             for j, size in succs[i]:
                 e = dev[j]

@@ -33,7 +33,8 @@ from schedkit.timing.transfers import Transfers
 def fixed_order_times(problem: Problem, device_of: Sequence[int],
                       device_orders: Sequence[Sequence[int]], transfers: Transfers | None = None,
                       transfer_starts: dict[tuple[int, int], float] | None = None,
-                      not_before: Sequence[float] | None = None) -> list[float]:
+                      not_before: Sequence[float] | None = None,
+                      starts: Sequence[float] | None = None) -> list[float]:
     """Earliest start times given each task's device and the task order on every device.
 
     With ``transfers`` of a ``congestion`` formulation, transfers hold their channels and
@@ -48,19 +49,38 @@ def fixed_order_times(problem: Problem, device_of: Sequence[int],
     least start per transfer): under ``memory_timeline`` a solver may delay a task or a
     transfer until memory is released, and moving it earlier could break the level.
 
+    With ``transfers.holds`` (resources tasks hold), a holder starts no earlier than a unit of
+    its resource is free: given ``starts`` (the solver's), in the order of those starts, each
+    holder on the unit its predecessors in that order leave free first
+    (:meth:`~schedkit.timing.holds.Holds.orders`), a chain kept like a device order; without,
+    each holder is booked on the first unit free as it is timed.
+
     Raises :class:`~schedkit.errors.ScheduleError` when the device orders contradict the
     task graph (a cycle).
     """
+    holds = transfers.holds if transfers is not None else None
+    chains: list[list[int]] = []
+    if holds is not None and starts is not None:
+        ends = [t + problem.durations[i][device_of[i]] for i, t in enumerate(starts)]
+        chains = holds.orders(start_order(problem, device_of, starts), starts, ends)
+        holds = None    # (the chains keep the units; nothing is booked as the tasks are timed)
     if transfers is not None and transfer_starts is not None and (transfers.congested or not_before is not None):
         # (a transfer that waited for a memory release keeps its wait: the copy it makes
         # lives from its start, so starting it earlier could break the level)
-        return _ordered_transfers(problem, device_of, device_orders, transfers, transfer_starts, not_before)
+        return _ordered_transfers(problem, device_of, [*device_orders, *chains], transfers, transfer_starts,
+                                  not_before)
     congested = transfers is not None and transfers.congested
     n = len(problem.tasks)
     after: list[list[int]] = [[] for _ in range(n)]
     indegree = [len(problem.preds[i]) for i in range(n)]
     for i in range(n):
         after[i] = [j for j, _ in problem.succs[i]]
+    unit_before: list[list[int]] = [[] for _ in range(n)]
+    for chain in chains:
+        for a, b in zip(chain, chain[1:]):
+            after[a].append(b)
+            indegree[b] += 1
+            unit_before[b].append(a)
     for order in device_orders:
         for a, b in zip(order, order[1:]):
             after[a].append(b)
@@ -82,6 +102,11 @@ def fixed_order_times(problem: Problem, device_of: Sequence[int],
                 t = max(t, arrival(problem, end[p], size, device_of[p], d))
         if not_before is not None and not_before[i] > t:
             t = not_before[i]
+        for a in unit_before[i]:
+            t = max(t, end[a])
+        if holds is not None:
+            t = holds.earliest(i, t, problem.durations[i][d])
+            holds.add(i, t, t + problem.durations[i][d])
         start[i] = t
         end[i] = t + problem.durations[i][d]
         if held:
@@ -99,8 +124,9 @@ def fixed_order_times(problem: Problem, device_of: Sequence[int],
 def _ordered_transfers(problem: Problem, device_of: Sequence[int], device_orders: Sequence[Sequence[int]],
                        transfers: Transfers, transfer_starts: dict[tuple[int, int], float],
                        not_before: Sequence[float] | None = None) -> list[float]:
-    """Earliest times of tasks and transfers under the device orders and, on every
-    resource, the order of ``transfer_starts`` (a longest-path pass in topological order)."""
+    """Earliest times of tasks and transfers under the device orders (and the units' chains
+    of held resources, given with them) and, on every channel or port, the order of
+    ``transfer_starts`` (a longest-path pass in topological order)."""
     n = len(problem.tasks)
     moving = [(i, j, size) for i, j, size in problem.edges
               if problem.moves(size, device_of[i], device_of[j])]
@@ -158,7 +184,8 @@ def _ordered_transfers(problem: Problem, device_of: Sequence[int], device_orders
 def retime(problem: Problem, schedule, method: str, rules: TimingRules | None = None):
     """``schedule`` re-timed exactly on ``problem``: the same devices, the same order of the
     tasks on every device and (when the formulation's ``rules`` congest transfers) of the
-    transfers on every channel or port; every time the earliest those orders allow.
+    transfers on every channel or port, and of the holders on every unit of a held resource;
+    every time the earliest those orders allow.
 
     Examples
     --------
@@ -176,7 +203,7 @@ def retime(problem: Problem, schedule, method: str, rules: TimingRules | None = 
     transfers = (rules or TimingRules()).transfers(problem)
     moved = {(index[t.src], index[t.dst]): t.start for t in schedule.transfers} if transfers.congested else None
     exact = fixed_order_times(problem, device_of, device_orders(problem, device_of, starts),
-                              transfers, moved)
+                              transfers, moved, starts=starts)
     return to_schedule(problem, device_of, exact, method, transfers)
 
 
@@ -218,6 +245,26 @@ def device_orders(problem, device_of, starts, among=None) -> list[list[int]]:
     >>> device_orders(p, {4: 1, 5: 1}, {4: 2.0, 5: 2.5}, among=[5, 4])
     [[], [4, 5]]
     """
+    orders: list[list[int]] = [[] for _ in problem.devices]
+    for i in start_order(problem, device_of, starts, among):
+        if problem.durations[i][device_of[i]] > 0:
+            orders[device_of[i]].append(i)
+    return orders
+
+
+def start_order(problem, device_of, starts, among=None) -> list[int]:
+    """The tasks in one topological order by solver start (ties: earliest end, then index),
+    on the grid of the solver's tolerance: every device's order (:func:`device_orders`) and
+    every held resource's (:meth:`~schedkit.timing.holds.Holds.orders`) is a part of it, so
+    that no two contradict each other.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> start_order(p, {4: 1, 5: 1}, {4: 2.0, 5: 2.5}, among=[5, 4])
+    [4, 5]
+    """
     tasks = range(len(problem.tasks)) if among is None else sorted(set(among))
     inside = set(tasks)
     grid = SOLVER_TOL * max([1.0] + [abs(starts[i]) for i in tasks])
@@ -229,15 +276,14 @@ def device_orders(problem, device_of, starts, among=None) -> list[list[int]]:
     indegree = {i: sum(1 for p, _ in problem.preds[i] if p in inside) for i in tasks}
     heap = [key(i) for i in tasks if indegree[i] == 0]
     heapq.heapify(heap)
-    orders: list[list[int]] = [[] for _ in problem.devices]
+    order = []
     while heap:
         i = heapq.heappop(heap)[2]
-        if problem.durations[i][device_of[i]] > 0:
-            orders[device_of[i]].append(i)
+        order.append(i)
         for j, _ in problem.succs[i]:
             if j not in inside:
                 continue
             indegree[j] -= 1
             if indegree[j] == 0:
                 heapq.heappush(heap, key(j))
-    return orders
+    return order

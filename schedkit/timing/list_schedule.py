@@ -113,7 +113,9 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
         Channel and port timelines of a ``congestion`` formulation: a candidate device's
         inputs are planned into their earliest free slots
         (:meth:`~schedkit.timing.transfers.Transfers.arrivals`), and the chosen device's
-        booked. The transfers' times are then in ``transfers.booked``.
+        booked. The transfers' times are then in ``transfers.booked``. Their ``holds``
+        (resources tasks hold, :class:`~schedkit.timing.holds.Holds`): a holder starts
+        only when a unit of each of its resources is free over its whole run.
     reserve : object, optional
         Keeps memory for the tasks still to come on a nearly full instance: its
         ``candidates(task, devices)`` narrows a task's devices, and ``commit(task, device)``
@@ -158,7 +160,10 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
     unit_devices = {g: set(problem.allowed[members[0]]).intersection(*(problem.allowed[k] for k in members))
                     for g, members in units.items()}
     congested = transfers is not None and transfers.congested
-    fast = device_of is None and isinstance(rule, FinishRule) and not congested and levels is None
+    holds = transfers.holds if transfers is not None else None
+    # (the array fast path knows devices and arrivals only: held resources time on the scalar path)
+    fast = (device_of is None and isinstance(rule, FinishRule) and not congested and levels is None
+            and holds is None)
     if levels is not None and levels.keeps_order:
         insertion = False  # the level at a start depends on the device's order: keep it the time order
     # The fast path weighs all devices at once on the problem's arrays.
@@ -197,7 +202,8 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
             candidates = [d for d in candidates if prefer[d] == least]
         if len(candidates) == 1 and levels is None:
             d = candidates[0]
-            t = timelines[d].earliest(ready_on(i, d), table[d], insertion)
+            t = (timelines[d].earliest(ready_on(i, d), table[d], insertion) if holds is None
+                 else holds.earliest(i, ready_on(i, d), table[d], timelines[d], insertion))
         elif fast and not unit:
             d, t = clock.choose(i, candidates)
         else:
@@ -209,7 +215,8 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
                     ready = levels.earliest(i, d, ready, device, end)
                     if ready is None:
                         continue
-                t = timelines[d].earliest(ready, length, insertion)
+                t = (timelines[d].earliest(ready, length, insertion) if holds is None
+                     else holds.earliest(i, ready, length, timelines[d], insertion))
                 finish = _unit_finish(problem, units[group], d, t, device, end, timelines[d],
                                       insertion) if unit else t + length
                 options.append((d, t, finish))
@@ -225,6 +232,8 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
         finish = t + table[d]
         device[i], start[i], end[i] = d, t, finish
         timelines[d].add(t, finish)
+        if holds is not None:
+            holds.add(i, t, finish)
         if clock is not None:
             clock.place(i, d, finish)
         if unit:

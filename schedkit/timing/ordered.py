@@ -127,7 +127,8 @@ class OrderedTiming:
         A formulation's timing rules. When they congest transfers, transfers wait for their
         channels or ports (:class:`~schedkit.timing.transfers.Transfers`), and every string
         is timed from the start by :func:`~schedkit.timing.list_schedule` itself (``first``
-        is ignored: a transfer booked late may take a slot before ``first``).
+        is ignored: a transfer booked late may take a slot before ``first``); so is every
+        string when tasks hold resources (``rules.resources``), which these loops do not know.
 
     Attributes
     ----------
@@ -136,8 +137,8 @@ class OrderedTiming:
     start, end : list of float
         Times of the string timed last.
     transfers : Transfers or None
-        When the rules congest transfers: the channel and port timelines of the string timed
-        last, whose ``booked`` times a schedule of it carries (else ``None``).
+        When the rules congest transfers or hold resources: the shared timelines of the string
+        timed last, whose ``booked`` times a schedule of it carries (else ``None``).
 
     Examples
     --------
@@ -211,8 +212,8 @@ class OrderedTiming:
 
     def __call__(self, device_of: Sequence[int], first: int = 0) -> float:
         """The makespan of ``device_of``, reusing the kept times before position ``first``."""
-        if self.rules.congestion is not None:
-            return self._congested(device_of)
+        if self.rules.shared:
+            return self._shared(device_of)
         m = self._m
         if first == 0:
             start = [0.0] * len(self.order)
@@ -301,8 +302,9 @@ class OrderedTiming:
         self._pending = (start, end, lane_tasks, lane_starts, lane_ends, running)
         return makespan
 
-    def _congested(self, device_of: Sequence[int]) -> float:
-        """The makespan of ``device_of`` with transfers on channel and port timelines."""
+    def _shared(self, device_of: Sequence[int]) -> float:
+        """The makespan of ``device_of`` with transfers on channel and port timelines and
+        holders on the units of their resources."""
         if self._priority is None:
             n = len(self.order)
             self._priority = [float(n - k) for k in self.position]

@@ -3,7 +3,8 @@
 A block that changes how schedules are timed says so through one hook,
 :meth:`Block.timing_rules <schedkit.blocks.Block.timing_rules>`: ``congestion`` makes
 transfers hold a resource, ``memory_timeline`` makes tasks wait for memory, a block whose
-:meth:`~schedkit.blocks.Block.edge_delays` is not ``None`` orders the edges. Every consumer
+:meth:`~schedkit.blocks.Block.edge_delays` is not ``None`` orders the edges, and a block of
+one's own may make a set of tasks hold a shared :class:`~schedkit.timing.holds.Resource`. Every consumer
 (the MILP's build, horizon and read-back, CP-SAT's read-back, the subset bounds, the
 heuristics, the timing engines) asks a :class:`TimingRules` instead of looking for blocks
 by kind, so a new block that changes timing touches its own module and the engines that
@@ -16,7 +17,7 @@ Examples
 >>> p = Problem.load("examples/tiny.yaml")
 >>> rules = TimingRules.of([Precedence(), Congestion(resource="port")], p)
 >>> rules
-TimingRules(congestion='port', memory=None, ordered_edges=True, communication=True)
+TimingRules(congestion='port', memory=None, ordered_edges=True, communication=True, resources=())
 >>> rules.transfers(p).congested, rules.levels(p) is None, rules.waits
 (True, True, False)
 """
@@ -27,10 +28,11 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Iterable
 
+from schedkit.timing.holds import Holds, Resource
 from schedkit.timing.levels import MemoryLevels
 from schedkit.timing.transfers import Transfers
 
-__all__ = ["TimingRules", "CONGESTION", "MEMORY_MODES"]
+__all__ = ["TimingRules", "Resource", "CONGESTION", "MEMORY_MODES"]
 
 #: What transfers may contend for (``None``: nothing, a transfer is a delay).
 CONGESTION = (None, "channel", "port", "both")
@@ -55,6 +57,9 @@ class TimingRules:
         the bounds derived from them hold.
     communication : bool
         And after its data arrived (the transfer time counts).
+    resources : tuple of Resource
+        Resources that tasks hold for their whole run, at most ``capacity`` holders at once
+        (:class:`~schedkit.timing.holds.Holds`); a block adds its own to the tuple.
 
     Examples
     --------
@@ -64,12 +69,18 @@ class TimingRules:
     Traceback (most recent call last):
     ...
     ValueError: timing rules: congestion 'bus' is not one of None, 'channel', 'port', 'both'
+    >>> engine = Resource("engine", frozenset({"attn"}))
+    >>> TimingRules(resources=(engine, engine))
+    Traceback (most recent call last):
+    ...
+    ValueError: timing rules: resource 'engine' is given twice
     """
 
     congestion: str | None = None
     memory: str | None = None
     ordered_edges: bool = False
     communication: bool = False
+    resources: tuple[Resource, ...] = ()
 
     def __post_init__(self):
         # (a misspelt rule would time schedules the validator then rejects: say so at once)
@@ -78,6 +89,13 @@ class TimingRules:
             if value not in known:
                 raise ValueError(f"timing rules: {name} {value!r} is not one of "
                                  f"{', '.join(repr(k) for k in known)}")
+        if not isinstance(self.resources, tuple) or not all(isinstance(r, Resource) for r in self.resources):
+            raise ValueError(f"timing rules: resources {self.resources!r} is not a tuple of Resource")
+        seen = set()
+        for resource in self.resources:
+            if resource.name in seen:
+                raise ValueError(f"timing rules: resource '{resource.name}' is given twice")
+            seen.add(resource.name)
 
     @classmethod
     def of(cls, blocks: Iterable, problem) -> TimingRules:
@@ -117,6 +135,18 @@ class TimingRules:
                          if getattr(self, f.name) != getattr(default, f.name))
 
     @property
+    def shared(self) -> bool:
+        """Whether schedules under these rules book shared timelines (:meth:`transfers`):
+        transfers that contend for channels or ports, or resources that tasks hold.
+
+        Examples
+        --------
+        >>> TimingRules().shared, TimingRules(congestion="port").shared
+        (False, True)
+        """
+        return self.congestion is not None or bool(self.resources)
+
+    @property
     def waits(self) -> bool:
         """Whether a read-back keeps the solver's starts as least starts: under a memory
         timeline a solver may delay a task or a transfer until memory is released, and
@@ -124,8 +154,10 @@ class TimingRules:
         return self.memory is not None
 
     def transfers(self, problem) -> Transfers:
-        """Fresh transfer timelines of a schedule of ``problem`` under these rules."""
-        return Transfers(problem, self.congestion)
+        """Fresh shared timelines of a schedule of ``problem`` under these rules: the transfers'
+        channels and ports, and the units of the resources tasks hold (``holds``), which
+        every engine given them books."""
+        return Transfers(problem, self.congestion, Holds(problem, self.resources) if self.resources else None)
 
     def levels(self, problem, transfers: Transfers | None = None) -> MemoryLevels | None:
         """Fresh memory levels of a schedule of ``problem`` (``None`` without a memory timeline);

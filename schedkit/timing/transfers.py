@@ -45,6 +45,11 @@ class Transfers:
         :attr:`TimingRules.congestion <schedkit.timing.rules.TimingRules.congestion>`, see
         :meth:`TimingRules.transfers <schedkit.timing.rules.TimingRules.transfers>`); ``None``:
         nothing, each transfer leaves when its source ends.
+    holds : Holds, optional
+        The units of the resources tasks hold (a formulation's
+        :attr:`TimingRules.resources <schedkit.timing.rules.TimingRules.resources>`): they
+        travel with the transfer timelines, so that every engine given a schedule's shared
+        timelines books its holders too.
 
     Attributes
     ----------
@@ -52,11 +57,12 @@ class Transfers:
         ``(src task, dst task) -> (start, end)`` of every transfer booked so far.
     """
 
-    __slots__ = ("problem", "resource", "booked", "_lines", "_held")
+    __slots__ = ("problem", "resource", "holds", "booked", "_lines", "_held")
 
-    def __init__(self, problem: Problem, resource: str | None):
+    def __init__(self, problem: Problem, resource: str | None, holds=None):
         self.problem = problem
         self.resource = resource
+        self.holds = holds
         self.booked: dict[tuple[int, int], tuple[float, float]] = {}
         self._lines: dict[str, Timeline] = {}
         m = len(problem.devices)

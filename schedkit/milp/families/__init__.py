@@ -13,6 +13,8 @@ from schedkit.milp.families.makespan import MakespanFamily
 from schedkit.milp.families.order import OrderFamily
 from schedkit.milp.families.transfer import TransferFamily
 from schedkit.milp.families.batch import BatchFamily
+from schedkit.milp.families.holding import HoldingFamily
 
 __all__ = ["FAMILIES", "Draft", "Family", "register_family", "AssignmentFamily", "TimingFamily",
-           "MakespanFamily", "OrderFamily", "TransferFamily", "BatchFamily"]
+           "MakespanFamily", "OrderFamily", "TransferFamily", "BatchFamily",
+           "HoldingFamily"]
