@@ -233,3 +233,67 @@ for method in ("heft", "milp"):
 
 assert (both_at_once.makespan, one_at_a_time.makespan) == (3.0, 4.0)
 assert schedkit.get_formulation({"blocks": free + ["one_dma"]}).timing_rules(fork).congestion == "port"
+
+# [resource_block]
+from schedkit.blocks.holding import resource_rows, resource_violations
+from schedkit.timing import Resource
+
+
+@register_block("one_engine")
+class OneEngine(Block):
+    """Every task of operator ``op`` holds the one engine of the cluster: no two of them run at once."""
+
+    requires = frozenset({"x", "timing"})
+    builds_rows = True
+
+    op: str = "MatMul"
+    """The operator whose tasks hold the engine."""
+
+    template = r"""
+For every two tasks $i, j$ of operator `{{ op }}`, on whatever devices, one runs after the other:
+$\mathit{start}_j \ge \mathit{end}_i$ or $\mathit{start}_i \ge \mathit{end}_j$ (an order binary
+$w_{ij}$ of the family `holding`, two big-M rows).
+"""
+
+    def engine(self, problem):
+        return Resource("engine", frozenset(t.name for t in problem.spec.tasks if t.op == self.op))
+
+    def timing_rules(self, rules, problem):
+        return rules.replace(resources=rules.resources + (self.engine(problem),))   # every method waits for it
+
+    def build(self, ctx, rows):
+        resource_rows(ctx, rows, self.engine(ctx.problem))    # the kernel's rows for capacity 1
+
+    def violations(self, problem, schedule):
+        return resource_violations(schedule, self.engine(problem))
+# [/resource_block]
+
+# [resource_solve]
+two_matmuls = schedkit.Problem.from_dict({
+    "name": "two_matmuls", "devices": [{"name": "d0"}, {"name": "d1"}],
+    "links": [{"src": "d0", "dst": "d1", "bandwidth": 1.0}],
+    "tasks": [{"name": "mm1", "op": "MatMul", "work": 2}, {"name": "mm2", "op": "MatMul", "work": 2},
+              {"name": "add", "op": "Add", "work": 1}],
+    "edges": [{"src": "mm1", "dst": "add", "size": 0}, {"src": "mm2", "dst": "add", "size": 0}]})
+plain = ["assignment", "precedence", "no_overlap"]
+for method in ("heft", "milp"):
+    side_by_side = schedkit.solve(two_matmuls, method, formulation={"name": "plain", "blocks": plain})
+    in_turn = schedkit.solve(two_matmuls, method, formulation={"name": "engine", "blocks": plain + ["one_engine"]})
+    print(method, side_by_side.makespan, in_turn.makespan)   # 3.0 5.0: the MatMuls take turns
+# [/resource_solve]
+
+# By hand: without the engine mm1 and mm2 run side by side on d0 and d1 (2), then add (1): 3.
+# With it they hold the engine in turn (2 + 2), whatever their devices, then add (1): 5.
+assert (side_by_side.makespan, in_turn.makespan) == (3.0, 5.0)
+assert in_turn.status == "optimal"
+engine_block = OneEngine()
+
+# [resource_check]
+print(engine_block.violations(two_matmuls, in_turn))        # []
+print(engine_block.violations(two_matmuls, side_by_side))   # mm1 and mm2 hold it at once
+# [/resource_check]
+
+assert engine_block.violations(two_matmuls, in_turn) == []
+assert engine_block.violations(two_matmuls, side_by_side) == [
+    "resource 'engine': 'mm1' [0, 2) and 'mm2' [0, 2) hold it at once, more than its capacity 1"]
+assert side_by_side.violations(two_matmuls, [engine_block]) != []
