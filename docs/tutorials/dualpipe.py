@@ -125,11 +125,11 @@ for name, s, what in (("dualpipe", dualpipe[4], "DualPipe's schedule"), ("milp",
 # [memory]
 from matplotlib.figure import Figure
 
-from schedkit.report.layout import memory_levels
+from schedkit.report.layout import memory_series
 
 p4 = problems[4]
 shown = {"DualPipe": dualpipe[4], "MILP (fdjssp)": found[4]}
-memory = {what: memory_levels(p4, s, mode="deltas") for what, s in shown.items()}   # the block's levels
+memory = {what: memory_series(p4, s, mode="deltas") for what, s in shown.items()}   # the block's levels
 fig = Figure(figsize=(12, 7), layout="constrained")
 axes = fig.subplots(len(p4.devices), len(shown), sharex=True, sharey=True, squeeze=False)
 for column, (what, s) in enumerate(shown.items()):

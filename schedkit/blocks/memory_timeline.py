@@ -12,7 +12,7 @@ Two meanings (``docs``: DESIGN, "Semantics ... ``memory_timeline``"), both check
   end without consumers), and a copy lives on every other device that consumes it, from
   the first transfer's start there until the last consumer there ends.
 
-The MILP rows are in :mod:`schedkit.blocks.memory_levels`. A problem with no finite
+The MILP rows are in :mod:`schedkit.blocks.memory_timeline_rows`. A problem with no finite
 capacity or no weights, static memory or activations gives the block nothing to say
 (:meth:`~MemoryTimeline.applies_to` is false, as for ``memory``): no rows, no checks, and
 ``schedkit solve`` says so in one note rather than failing (the block is simply true).
@@ -41,8 +41,8 @@ import math
 from typing import Literal
 
 from schedkit.blocks.base import Block, register_block
-from schedkit.blocks.memory_levels import (Expr, Vocabulary, build_deltas, capacity_row, counted, output,
-                                           rank_key, remote, resident, started, tstart)
+from schedkit.blocks.memory_timeline_rows import (Expr, Vocabulary, build_deltas, capacity_row, counted,
+                                                  output, rank_key, remote, resident, started, tstart)
 from schedkit.errors import ProblemError
 from schedkit.numerics import fits, is_whole, time_tolerance, whole_units
 
@@ -331,7 +331,7 @@ def _cp_lifetime(cp, d, held, cap) -> None:
 
 # ====================================================================== MILP, lifetime
 def build_lifetime(ctx, blk, devices) -> None:
-    """Lifetime rows (see :mod:`~schedkit.blocks.memory_levels`): a level row where each item starts."""
+    """Lifetime rows (see :mod:`~schedkit.blocks.memory_timeline_rows`): a level row where each item starts."""
     v = Vocabulary(ctx, blk)
     p = v.p
     moving = any(size for _, _, size in p.edges)

@@ -28,7 +28,7 @@ from typing import Any
 
 from schedkit.errors import SchedkitError, printable
 from schedkit.report.base import in_range, register_renderer
-from schedkit.report.layout import Layout, bar_label, check_fits, memory_levels, peak, si, time_label
+from schedkit.report.layout import Layout, bar_label, check_fits, memory_series, peak, si, time_label
 
 __all__ = ["render_gantt", "gantt_figure", "FORMATS", "LABELLED_TASKS", "WIDTHS", "DPIS", "MAX_PIXELS"]
 
@@ -97,7 +97,7 @@ def _figure(problem: Any, schedule: Any, colour_by: str | None, title: str | Non
     layout = Layout.of(problem, schedule, colour_by)
     rows = layout.devices + layout.channels
     row_of = {name: k for k, name in enumerate(rows)}
-    levels = memory_levels(problem, schedule)
+    levels = memory_series(problem, schedule)
     levels = {d: p for d, p in levels.items() if peak(p) > 0}
     row_in = _row_height(len(rows))
     gantt_in = row_in * len(rows) + 0.4

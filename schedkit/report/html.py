@@ -24,7 +24,7 @@ import re
 from typing import Any
 
 from schedkit.report.base import register_renderer
-from schedkit.report.layout import Layout, check_fits, memory_levels, nice_time, peak, si
+from schedkit.report.layout import Layout, check_fits, memory_series, nice_time, peak, si
 from schedkit.report.svg import environment, render_svg
 from schedkit.schedule.batched import inputs_of, is_batched, throughput
 
@@ -136,7 +136,7 @@ def render_html(problem: Any, schedule: Any, *, formulation: str | None = None,
     """
     check_fits(problem, schedule)
     layout = Layout.of(problem, schedule, colour_by)
-    levels = memory_levels(problem, schedule)
+    levels = memory_series(problem, schedule)
     devices = []
     for use in layout.utilisation():
         k = problem.device_index[use.name]

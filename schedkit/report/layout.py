@@ -25,7 +25,7 @@ from typing import Any, Literal, get_args
 from schedkit.errors import OptionError, ScheduleError
 
 __all__ = ["Layout", "Utilisation", "PALETTE", "OTHER_COLOUR", "CHANNEL_ROWS", "check_fits", "channel_names",
-           "memory_levels", "peak", "nice_time", "si", "time_label"]
+           "memory_series", "peak", "nice_time", "si", "time_label"]
 
 #: Colours of the most frequent keys (matplotlib's tab20, pairs split so neighbours differ).
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
@@ -215,8 +215,10 @@ def _key(task: Any, device: str, colour_by: str) -> str:
     return (name[:min(cuts)] if cuts else name).rstrip("0123456789") or name
 
 
-def memory_levels(problem: Any, schedule: Any, mode: str = "lifetime") -> dict[str, list[tuple[float, float]]]:
-    """Memory level of each device over time as step points ``(time, level from then on)``.
+def memory_series(problem: Any, schedule: Any, mode: str = "lifetime") -> dict[str, list[tuple[float, float]]]:
+    """Memory level of each device over time as step points ``(time, level from then on)``:
+    the series the pictures plot, of a finished schedule (the list scheduler's levels while it
+    places tasks are :class:`~schedkit.timing.levels.MemoryLevels`).
 
     Empty when the problem has no memory data. The level is the ``memory_timeline`` block's
     (:meth:`~schedkit.blocks.MemoryTimeline.occupancy`, in ``mode``): resident from time 0
@@ -231,7 +233,7 @@ def memory_levels(problem: Any, schedule: Any, mode: str = "lifetime") -> dict[s
     --------
     >>> from schedkit import Problem, solve
     >>> problem = Problem.load("examples/tiny.yaml")
-    >>> levels = memory_levels(problem, solve(problem, "heft"))
+    >>> levels = memory_series(problem, solve(problem, "heft"))
     >>> levels["gpu0"][0], levels["cpu"][0]
     ((0.0, 590000000.0), (0.0, 0.0))
     """

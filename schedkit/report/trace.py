@@ -27,7 +27,7 @@ import json
 from typing import Any
 
 from schedkit.report.base import in_range, register_renderer
-from schedkit.report.layout import Layout, check_fits, memory_levels
+from schedkit.report.layout import Layout, check_fits, memory_series
 
 __all__ = ["render_trace", "trace_events"]
 
@@ -91,7 +91,7 @@ def trace_events(problem: Any, schedule: Any, scale: float = 1000.0) -> list[dic
                            "ts": _inside(t.start, t.end, 0.5) * scale})
         events.append({**flow, "ph": "f", "pid": pid[target.device], "tid": 0,
                        "ts": _inside(target.start, target.end, 0.01) * scale})
-    for device, points in memory_levels(problem, schedule).items():
+    for device, points in memory_series(problem, schedule).items():
         if any(level for _, level in points):
             events += [{"ph": "C", "name": "memory", "pid": pid[device], "tid": 0, "ts": time * scale,
                         "args": {"memory": level}} for time, level in points]

@@ -10,7 +10,7 @@ import pytest
 from schedkit import Problem, ScheduleError, Schedule, TaskRun, solve
 from schedkit.report import RENDERERS, render
 from schedkit.report.html import markdown_html
-from schedkit.report.layout import CHANNEL_ROWS, Layout, check_fits, memory_levels
+from schedkit.report.layout import CHANNEL_ROWS, Layout, check_fits, memory_series
 from schedkit.report.trace import trace_events
 
 EVIL = "<script>alert(1)</script>"
@@ -63,14 +63,14 @@ def test_many_channels_become_send_rows():
     assert layout.channels == [f"{d} sends" for d in problem.devices if d in {t.from_ for t in schedule.transfers}]
 
 
-def test_memory_levels_follow_the_lifetime_rule(evil):
+def test_memory_series_follow_the_lifetime_rule(evil):
     problem, _ = evil
     rows = [TaskRun(task=EVIL, device="gpu<0>", start=0, end=2), TaskRun(task="a$b$", device="cpu", start=3, end=4)]
     from schedkit.schedule import Transfer
 
     schedule = Schedule(problem="evil & co", method="hand", status="heuristic", tasks=rows,
                         transfers=[Transfer(src=EVIL, dst="a$b$", **{"from": "gpu<0>"}, to="cpu", start=2, end=3)])
-    levels = memory_levels(problem, schedule)
+    levels = memory_series(problem, schedule)
     # gpu: static 10 from 0; the output (20) from the start until the transfer ends at 3.
     assert levels["gpu<0>"] == [(0.0, 30.0), (3.0, 10.0)]
     # cpu: the copy (20) from the transfer's start to its reader's end; a$b$'s own 5 over its run.
