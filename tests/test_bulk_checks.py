@@ -2,6 +2,8 @@
 
 from unittest import mock
 
+import numpy as np
+
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -66,6 +68,8 @@ def test_rows_are_read_once_per_verdict_and_again_for_the_next():
 
     p = Problem.load("examples/tiny.yaml")
     s = solve(p, "heft")
+    # (an engine's rows are a TransferTable, immutable: a list of them can be changed in place)
+    s = s.model_copy(update={"transfers": list(s.transfers)})
     assert s.transfers and violations(p, s) == []
     s.transfers[0].end += 5.0
     found = violations(p, s)
@@ -102,3 +106,40 @@ def test_the_device_pass_agrees_with_the_no_overlap_check(data, draw, shifts):
     with mock.patch.object(no_overlap, "devices_apart", lambda *args: False):
         expected = NoOverlap().violations(p, s)
     assert NoOverlap().violations(p, s) == expected
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem_data(max_tasks=10, max_devices=4, transfer_times=True, channels=True), st.data(), EDITS)
+def test_a_table_is_judged_from_its_columns_as_its_rows_are(data, draw, edits):
+    # Edits on the columns, the engine's edge hint kept as it was: the checks must not trust it.
+    from schedkit.schedule import TransferTable
+    from schedkit.validate import violations
+
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
+    device_of = [draw.draw(st.sampled_from(p.allowed[i])) for i in range(len(p.tasks))]
+    s = to_schedule(p, device_of, [draw.draw(st.sampled_from([0.0, 1 / 3, 2.0])) for _ in p.tasks], "x")
+    assume(isinstance(s.transfers, TransferTable) and len(s.transfers))
+    t = s.transfers
+    cols = {c: getattr(t, c).copy() for c in ("src", "dst", "from_", "to", "start", "end", "edge")}
+    for kind, k, delta in edits:
+        k %= len(cols["src"])
+        if kind in ("end", "start"):
+            cols[kind][k] += delta
+        elif kind == "from":
+            cols["from_"][k] = (cols["from_"][k] + 1) % len(p.devices)
+        elif kind == "swap":
+            cols["src"][k], cols["dst"][k] = cols["dst"][k], cols["src"][k]
+        elif kind in ("twice", "drop") and len(cols["src"]) > 1:
+            for c, column in cols.items():
+                cols[c] = np.append(column, column[k]) if kind == "twice" else np.delete(column, k)
+    table = TransferTable(**{c: cols[c] for c in ("src", "dst", "from_", "to", "start", "end")}, tasks=p.tasks,
+                          devices=p.devices, edge=cols["edge"],
+                          routes={(u, v): list(p.route[u][v] or ()) for u in range(len(p.devices))
+                                  for v in range(len(p.devices))})
+    edited, rows = s.model_copy(update={"transfers": table}), s.model_copy(update={"transfers": list(table)})
+    seen, tol = {r.task: r for r in s.tasks}, checks.time_tolerance(s.makespan)
+    assert transfers_pass(p, edited, seen, tol) == transfers_pass(p, rows, seen, tol)
+    assert violations(p, edited) == violations(p, rows)

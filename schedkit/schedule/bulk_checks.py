@@ -12,7 +12,8 @@ violations: this pass never words one, so the messages have one source.
 
 The blocks' fast passes read the rows through the same helpers (:func:`task_table`,
 :func:`edge_transfer_rows`, :func:`devices_apart`); within one verdict
-(:func:`shared_reads`) a field of the transfer rows is read once for all of them.
+(:func:`shared_reads`) a field of the transfer rows is read once for all of them. A
+:class:`~schedkit.schedule.TransferTable` is read from its columns, without a row.
 
 Examples
 --------
@@ -37,6 +38,7 @@ from operator import attrgetter
 import numpy as np
 
 from schedkit.numerics import DURATION_TOL, ROUNDING_ULPS
+from schedkit.schedule.transfer_table import TransferTable
 
 
 def transfers_pass(problem, schedule, rows: dict, tol: float, end: np.ndarray | None = None) -> bool:
@@ -58,7 +60,6 @@ def transfers_pass(problem, schedule, rows: dict, tol: float, end: np.ndarray | 
     if not moved:
         return True
     a = problem.arrays
-    n = a.n
     count = len(moved)
     src, dst = transfer_tasks(problem, moved)
     if min(src.min(), dst.min()) < 0:
@@ -70,25 +71,20 @@ def transfers_pass(problem, schedule, rows: dict, tol: float, end: np.ndarray | 
     u, v = on[src], on[dst]
     # Each row goes between its tasks' devices: its names equal theirs (as the scalar
     # check compares them; cheaper than looking every name up).
-    names = np.array(problem.devices, dtype=object)
-    for field, device in (("from_", u), ("to", v)):
-        if not (np.fromiter(map(attrgetter(field), moved), dtype=object, count=count) == names[device]).all():
+    if isinstance(moved, TransferTable):
+        if not all((found == device).all() for found, device in zip(moved.device_indices(problem.device_index),
+                                                                    (u, v))):
+            return False  # (a name the problem lacks is -1, no device's index)
+    else:
+        names = np.array(problem.devices, dtype=object)
+        for field, device in (("from_", u), ("to", v)):
+            if not (np.fromiter(map(attrgetter(field), moved), dtype=object, count=count) == names[device]).all():
+                return False
+    edge = table_edges(problem, moved)
+    if edge is None:
+        edge = _named_edges(problem, src, dst)
+        if edge is None:
             return False
-    # Each row names an edge, once; the problem's edges are distinct pairs. Both sides
-    # sorted, so that the search walks forward (several times faster than random keys).
-    keys = src * n + dst
-    order = np.argsort(keys)
-    ordered = keys[order]
-    edge_keys = a.edge_src * n + a.edge_dst
-    by_key = np.argsort(edge_keys)
-    sorted_keys = edge_keys[by_key]
-    if _repeats(ordered) or _repeats(sorted_keys) or not len(sorted_keys):
-        return False
-    at = np.minimum(np.searchsorted(sorted_keys, ordered), len(sorted_keys) - 1)
-    if not np.array_equal(sorted_keys[at], ordered):
-        return False
-    edge = np.empty(count, dtype=np.int64)
-    edge[order] = by_key[at]
     start = row_ends(moved, "start")
     end = row_ends(moved) if end is None else end
     if not (np.isfinite(start).all() and np.isfinite(end).all()):
@@ -105,6 +101,61 @@ def transfers_pass(problem, schedule, rows: dict, tol: float, end: np.ndarray | 
     run = end - start
     short = (run < need) & ~lasting(run, need, end)
     return not (allowed & (early | short)).any()
+
+
+def _named_edges(problem, src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
+    """Each row's edge, when every row names an edge, once (else ``None``)."""
+    a = problem.arrays
+    n = a.n
+    # The problem's edges are distinct pairs. Both sides sorted, so that the search walks
+    # forward (several times faster than random keys).
+    keys = src * n + dst
+    order = np.argsort(keys)
+    ordered = keys[order]
+    edge_keys = a.edge_src * n + a.edge_dst
+    by_key = np.argsort(edge_keys)
+    sorted_keys = edge_keys[by_key]
+    if _repeats(ordered) or _repeats(sorted_keys) or not len(sorted_keys):
+        return None
+    at = np.minimum(np.searchsorted(sorted_keys, ordered), len(sorted_keys) - 1)
+    if not np.array_equal(sorted_keys[at], ordered):
+        return None
+    edge = np.empty(len(keys), dtype=np.int64)
+    edge[order] = by_key[at]
+    return edge
+
+
+def table_edges(problem, moved) -> np.ndarray | None:
+    """Each row's position in ``problem.edges``, from the hint of a
+    :class:`~schedkit.schedule.TransferTable` that an engine made of ``problem`` (its
+    ``edge`` column), once checked: every row's tasks are those of its edge, and the
+    positions rise (no edge listed twice). ``None`` when there is no such hint or it fails
+    (the checks then find the edges by name, as for any rows).
+
+    Examples
+    --------
+    >>> from schedkit import Problem, solve
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> s = solve(p, "heft")
+    >>> [p.edges[k][:2] for k in table_edges(p, s.transfers)] == [
+    ...     (p.task_index[t.src], p.task_index[t.dst]) for t in s.transfers]
+    True
+    """
+    if not isinstance(moved, TransferTable) or moved.edge is None or moved.tasks is not problem.tasks:
+        return None
+
+    def read():
+        a, edge = problem.arrays, moved.edge
+        count = len(edge)
+        if count and (edge.min() < 0 or edge.max() >= len(a.edge_src)):
+            return None
+        if count > 1 and not (edge[1:] > edge[:-1]).all():
+            return None
+        if not (np.array_equal(a.edge_src[edge], moved.src) and np.array_equal(a.edge_dst[edge], moved.dst)):
+            return None
+        return edge
+    found = _shared(("edges", id(problem), id(moved)), (problem, moved), lambda: (read(),))
+    return found[0]
 
 
 def lasting(run: np.ndarray, need: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -171,11 +222,11 @@ def shared_reads():
     Examples
     --------
     >>> from schedkit import Problem, solve
-    >>> s = solve(Problem.load("examples/tiny.yaml"), "heft")
+    >>> rows = list(solve(Problem.load("examples/tiny.yaml"), "heft").transfers)
     >>> with shared_reads():
-    ...     row_ends(s.transfers) is row_ends(s.transfers)
+    ...     row_ends(rows) is row_ends(rows)
     True
-    >>> row_ends(s.transfers) is row_ends(s.transfers)
+    >>> row_ends(rows) is row_ends(rows)
     False
     """
     token = _READS.set({})
@@ -196,13 +247,15 @@ def _shared(key: tuple, owners: tuple, read):
         return hit[1]
     value = read()
     for array in value if isinstance(value, tuple) else (value,):
-        array.flags.writeable = False  # (shared: no reader may change it for the others)
+        if array is not None:
+            array.flags.writeable = False  # (shared: no reader may change it for the others)
     memo[key] = (owners, value)
     return value
 
 
 def row_ends(moved, field: str = "end") -> np.ndarray:
-    """The ``end`` (or ``field``) of every row of ``moved``, as floats.
+    """The ``end`` (or ``field``) of every row of ``moved``, as floats (of a
+    :class:`~schedkit.schedule.TransferTable`, its read-only column).
 
     Examples
     --------
@@ -211,6 +264,8 @@ def row_ends(moved, field: str = "end") -> np.ndarray:
     >>> row_ends(s.transfers).tolist() == [t.end for t in s.transfers]
     True
     """
+    if isinstance(moved, TransferTable):
+        return getattr(moved, field)  # (a read-only column)
     return _shared((field, id(moved)), (moved,), lambda: np.fromiter(
         map(attrgetter(field), moved), dtype=np.float64, count=len(moved)))
 
@@ -229,6 +284,10 @@ def transfer_tasks(problem, moved) -> tuple[np.ndarray, np.ndarray]:
     """
     def read():
         index, count = problem.task_index, len(moved)
+        if isinstance(moved, TransferTable):
+            if moved.tasks is problem.tasks:  # (an engine's table: its indices are the problem's)
+                return moved.src.astype(np.int64), moved.dst.astype(np.int64)
+            return moved.task_indices(index)
         return tuple(np.fromiter(map(index.get, map(attrgetter(field), moved), repeat(-1)), dtype=np.int64,
                                  count=count) for field in ("src", "dst"))
     return _shared(("tasks", id(problem), id(moved)), (problem, moved), read)
@@ -282,6 +341,11 @@ def edge_transfer_rows(problem, moved) -> np.ndarray:
     n, count = a.n, len(moved)
     if not count:
         return np.full(len(a.edge_src), -1, dtype=np.int64)
+    hinted = table_edges(problem, moved)
+    if hinted is not None:  # (each edge listed at most once)
+        out = np.full(len(a.edge_src), -1, dtype=np.int64)
+        out[hinted] = np.arange(count)
+        return out
     src, dst = transfer_tasks(problem, moved)
     keys = src * n + dst
     keys[(src < 0) | (dst < 0)] = -1  # (edge keys are never negative)

@@ -22,7 +22,12 @@ Examples
 from __future__ import annotations
 
 import json
+from itertools import islice
 from json import encoder
+
+import numpy as np
+
+from schedkit.schedule.transfer_table import TransferTable
 
 _TASK_KEYS = ("task", "device", "start", "end", "inputs")
 _TRANSFER_KEYS = ("src", "dst", "from_", "to", "start", "end", "route")
@@ -109,3 +114,57 @@ def _row_encoder():
     encode = make({}, encoder.JSONEncoder().default, encoder.encode_basestring_ascii, None,
                   ": ", ", ", False, False, True)
     return lambda row: "".join(encode(row, 0))
+
+
+def text_chunks(rows, between: str, size: int = 4096):
+    """The JSON text of ``rows`` (as :func:`encoded` writes each), ``size`` rows a chunk
+    joined by ``between``: a file takes the chunks one after another, so that the text of
+    millions of rows is never held whole.
+
+    A :class:`~schedkit.schedule.TransferTable` is written from its columns, without a row
+    or a dict per transfer: each name is escaped once, each device pair's text made once.
+
+    Examples
+    --------
+    >>> t = TransferTable([0], [1], [0], [1], [1.5], [2.0], ["a", "b"], ["gpu", "cpu"], {(0, 1): ["gpu->cpu"]})
+    >>> list(text_chunks(t, ", ")) == list(text_chunks(list(t), ", ")) == list(encoded(list(t)))
+    True
+    """
+    if isinstance(rows, TransferTable) and np.isfinite(rows.start).all() and np.isfinite(rows.end).all():
+        yield from _table_chunks(rows, between, size)
+        return
+    text = encoded(rows)
+    chunk = between.join(islice(text, size))
+    while chunk:  # (an encoded row is never empty)
+        yield chunk
+        chunk = between.join(islice(text, size))
+
+
+def _table_chunks(table: TransferTable, between: str, size: int):
+    """:func:`text_chunks` of a table of finite times: the text :func:`encoded` gives its rows."""
+    quote = encoder.encode_basestring_ascii
+    names = [quote(name) for name in table.tasks]
+    heads = [f'{{"src": {name}, "dst": ' for name in names]
+    devices, m = [quote(name) for name in table.devices], max(len(table.devices), 1)
+    # A row's text between its names and its times, and after them, depend on its device pair.
+    pairs = table.pairs()
+    code = np.full(m * m, -1, dtype=np.int64)
+    code[[u * m + v for u, v in pairs]] = np.arange(len(pairs))
+    mids = [f', "from": {devices[u]}, "to": {devices[v]}, "start": ' for u, v in pairs]
+    tails = ["}" if table.routes is None else ', "route": [' + ", ".join(map(quote, table.routes[pair])) + "]}"
+             for pair in pairs]
+    number = float.__repr__
+    # A transfer leaves when its source ends: the rows of one source (30 a task in layered
+    # graphs) share a start, whose text is made once (float repr is half of a row's time).
+    # (-0.0 equals 0.0, yet is written otherwise: then every start has its own text.)
+    if (np.signbit(table.start) & (table.start == 0)).any():
+        times, which = table.start, np.arange(len(table))
+    else:
+        times, which = np.unique(table.start, return_inverse=True)
+    starts = list(map(number, times.tolist()))
+    for lo in range(0, len(table), size):
+        cut = slice(lo, lo + size)
+        at = code[table.from_[cut].astype(np.int64) * m + table.to[cut]].tolist()
+        yield between.join([f'{heads[i]}{names[j]}{mids[p]}{starts[s]}, "end": {number(e)}{tails[p]}'
+                            for i, j, p, s, e in zip(table.src[cut].tolist(), table.dst[cut].tolist(), at,
+                                                     which[cut].tolist(), table.end[cut].tolist())])

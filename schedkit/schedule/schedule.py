@@ -14,100 +14,50 @@ from __future__ import annotations
 
 import json
 import math
-from itertools import islice
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+import numpy as np
+
+from pydantic import BaseModel, ConfigDict, ValidationError, WrapSerializer, WrapValidator, model_validator
 
 from schedkit.errors import ScheduleError, expect
 from schedkit.numerics import OPTIMAL_GAP, closed
 from schedkit.registry import one_line
 from schedkit.atomic import atomic_output, write_text_atomic
 from schedkit.schedule.batched import is_batched, throughput
-from schedkit.schedule.rows_json import Rows, encoded
+from schedkit.schedule.rows import TaskRun, Transfer, unchecked, unchecked_rows
+from schedkit.schedule.rows_json import Rows, text_chunks
+from schedkit.schedule.transfer_table import TransferTable
+
+__all__ = ["Schedule", "Status", "TaskRun", "Transfer", "TransferTable", "unchecked", "unchecked_rows"]
 
 FORMAT = "schedkit-schedule/v1"
 Status = Literal["optimal", "feasible", "infeasible", "no_solution", "heuristic"]
 
-
-class TaskRun(BaseModel):
-    """One task placed on a device over ``[start, end)``."""
-
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
-    task: str
-    device: str
-    start: float
-    end: float
-    inputs: list[int] | None = None
-    """With batching: the input indices processed together as one batch."""
+# A TransferTable is kept as it is (its rows are the engine's own numbers, and a list of them
+# would cost 25 times its memory); it is dumped as the list of rows it stands for.
+TransferRows = Annotated[
+    list[Transfer],
+    WrapValidator(lambda value, inner: value if isinstance(value, TransferTable) else inner(value)),
+    WrapSerializer(lambda value, inner: inner(list(value) if isinstance(value, TransferTable) else value)),
+]
 
 
-class Transfer(BaseModel):
-    """Data of edge ``src -> dst`` moving from device ``from`` to device ``to``."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
-    src: str
-    dst: str
-    from_: str = Field(alias="from")
-    to: str
-    start: float
-    end: float
-    route: list[str] | None = None
-    """The channels the transfer occupies, in order (see :attr:`Problem.route
-    <schedkit.problem.Problem.route>`); the validator recomputes it."""
-
-
-_ALL_FIELDS: dict[type, set] = {}
-
-
-def unchecked(row: type[BaseModel], values: dict):
-    """A row of ``row``'s type from ``values`` that name every field, without pydantic's checks.
-
-    For rows built from the problem's own numbers: like ``model_construct`` without its
-    per-field work, a third of its time (a schedule of 10,000 tasks has 230,000 transfers).
+def latest_ends(transfers) -> list[float]:
+    """The ends of ``transfers`` that a makespan takes the largest of: of a table, its
+    largest end, read from its column; of rows, every row's end.
 
     Examples
     --------
-    >>> unchecked(TaskRun, {"task": "a", "device": "d", "start": 0.0, "end": 1.0, "inputs": None})
-    TaskRun(task='a', device='d', start=0.0, end=1.0, inputs=None)
+    >>> latest_ends([]), latest_ends(TransferTable([0], [1], [0], [1], [1.0], [2.5], ["a", "b"], ["u", "v"]))
+    ([], [2.5])
     """
-    made = row.__new__(row)
-    object.__setattr__(made, "__dict__", values)
-    # One set per row type, shared: it names every field, so pydantic's only change to it
-    # (adding a field that is assigned) changes nothing; a set per row was half a row's memory.
-    fields = _ALL_FIELDS.get(row)
-    if fields is None or len(fields) != len(values):
-        fields = _ALL_FIELDS[row] = set(values)
-    object.__setattr__(made, "__pydantic_fields_set__", fields)
-    object.__setattr__(made, "__pydantic_extra__", None)
-    object.__setattr__(made, "__pydantic_private__", None)
-    return made
-
-
-def unchecked_rows(row: type[BaseModel], values) -> list:
-    """:func:`unchecked` rows of ``row``'s type, one per dict of ``values`` (each naming every
-    field): the same rows, without a call per row (a schedule may hold millions).
-
-    Examples
-    --------
-    >>> unchecked_rows(TaskRun, [{"task": "a", "device": "d", "start": 0.0, "end": 1.0, "inputs": None}])
-    [TaskRun(task='a', device='d', start=0.0, end=1.0, inputs=None)]
-    """
-    new, put = row.__new__, object.__setattr__
-    out = []
-    add = out.append
-    fields = _ALL_FIELDS.get(row)
-    for data in values:
-        if fields is None or len(fields) != len(data):
-            fields = _ALL_FIELDS[row] = set(data)
-        made = new(row)
-        put(made, "__dict__", data)
-        put(made, "__pydantic_fields_set__", fields)
-        put(made, "__pydantic_extra__", None)
-        put(made, "__pydantic_private__", None)
-        add(made)
-    return out
+    if not len(transfers):
+        return []
+    if isinstance(transfers, TransferTable) and np.isfinite(transfers.end).all():
+        return [float(transfers.end.max())]  # (with NaN, max depends on the order: the rows')
+    return [t.end for t in transfers]
 
 
 class Schedule(BaseModel):
@@ -133,12 +83,13 @@ class Schedule(BaseModel):
     """How a method that runs others (``auto``) spent its time: one entry per phase, with
     its ``phase``, ``method``, ``seconds``, ``makespan``, ``bound`` and ``note``."""
     tasks: list[TaskRun] = []
-    transfers: list[Transfer] = []
+    transfers: TransferRows = []
+    """The transfer rows: a list, or (from a timing engine) a :class:`TransferTable` equal to it."""
 
     @model_validator(mode="after")
     def _fill_makespan(self) -> Schedule:
         if self.makespan is None and self.tasks:
-            self.makespan = max([r.end for r in self.tasks] + [t.end for t in self.transfers])
+            self.makespan = max([r.end for r in self.tasks] + latest_ends(self.transfers))
         if self.objective is None and self.makespan is not None:
             self.objective = self.makespan
         return self
@@ -198,15 +149,11 @@ class Schedule(BaseModel):
         yield "{\n"
         for k, (key, item) in enumerate(data.items()):
             yield (",\n" if k else "") + f"{pad}{json.dumps(key)}: "
-            if isinstance(item, Rows) and item.rows:
-                rows, between = encoded(item.rows), f",\n{pad * 2}"
+            if isinstance(item, Rows) and len(item.rows):
+                between = f",\n{pad * 2}"
                 yield f"[\n{pad * 2}"
-                chunk = between.join(islice(rows, 4096))
-                while chunk:  # (an encoded row is never empty)
-                    yield chunk
-                    chunk = between.join(islice(rows, 4096))
-                    if chunk:
-                        yield between
+                for k, chunk in enumerate(text_chunks(item.rows, between)):
+                    yield between + chunk if k else chunk
                 yield f"\n{pad}]"
             elif isinstance(item, Rows):
                 yield "[]"

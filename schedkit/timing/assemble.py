@@ -16,9 +16,9 @@ from typing import Sequence
 import numpy as np
 
 from schedkit.problem import Problem
-from schedkit.schedule import Schedule, TaskRun, Transfer
+from schedkit.schedule import Schedule, TaskRun
 from schedkit.machine import paused_gc
-from schedkit.schedule.schedule import unchecked_rows
+from schedkit.schedule.schedule import TransferTable, latest_ends, unchecked_rows
 from schedkit.timing.transfers import Transfers
 
 
@@ -40,7 +40,7 @@ def to_schedule(problem: Problem, device_of: Sequence[int], start: Sequence[floa
         rows = unchecked_rows(TaskRun, ({"task": name, "device": devices[d], "start": t, "end": float(e),
                                          "inputs": None} for name, d, t, e in zip(problem.tasks, device_of, starts, end)))
     moved = _transfers(problem, device_of, end, transfers.booked if transfers is not None else {})
-    makespan = max([r.end for r in rows] + [t.end for t in moved])
+    makespan = max([r.end for r in rows] + latest_ends(moved))
     return Schedule(problem=problem.name, method=method, status="heuristic", makespan=makespan,
                     tasks=rows, transfers=moved)
 
@@ -81,15 +81,16 @@ def with_transfers(problem: Problem, schedule: Schedule) -> Schedule:
     device_of = [problem.device_index[where[t].device] for t in problem.tasks]
     end = [where[t].end for t in problem.tasks]
     transfers = _transfers(problem, device_of, end)
-    makespan = max([r.end for r in schedule.tasks] + [t.end for t in transfers])
+    makespan = max([r.end for r in schedule.tasks] + latest_ends(transfers))
     return schedule.model_copy(update={"transfers": transfers, "makespan": makespan, "objective": makespan})
 
 
 def _transfers(problem: Problem, device_of: Sequence[int], end: Sequence[float],
-               booked: dict | None = None) -> list[Transfer]:
-    """The transfer rows of a mapping: every edge that :meth:`~schedkit.problem.Problem.moves`,
-    in file order, leaving when its source ends (or as ``booked``) and lasting its
-    :meth:`~schedkit.problem.Problem.comm_time`, both evaluated on the problem's arrays at once."""
+               booked: dict | None = None) -> TransferTable | list:
+    """The transfer rows of a mapping, as a table: every edge that
+    :meth:`~schedkit.problem.Problem.moves`, in file order, leaving when its source ends (or as
+    ``booked``) and lasting its :meth:`~schedkit.problem.Problem.comm_time`, both evaluated on
+    the problem's arrays at once."""
     a = problem.arrays
     if not len(a.edge_src):
         return []
@@ -105,21 +106,17 @@ def _transfers(problem: Problem, device_of: Sequence[int], end: Sequence[float],
         comm[k] = problem.comm_time(problem.edges[k][2], int(u[k]), int(v[k]))
     moving &= comm > 0
     picked = np.flatnonzero(moving)
-    arrive = finish[a.edge_src[picked]] + comm[picked]
-    tasks, devices = problem.tasks, problem.devices
-    # One route list per device pair, shared by its rows (rows are not changed in place; a
-    # list per row was a sixth of a row's memory).
-    pairs = sorted(set(zip(u[picked].tolist(), v[picked].tolist())))
-    paths = {pair: list(problem.route[pair[0]][pair[1]]) for pair in pairs}
-    rows = zip(a.edge_src[picked].tolist(), a.edge_dst[picked].tolist(), u[picked].tolist(), v[picked].tolist(),
-               arrive.tolist())
-    with paused_gc():
-        if booked:
-            return unchecked_rows(Transfer, (
-                {"src": tasks[i], "dst": tasks[j], "from_": devices[du], "to": devices[dv],
-                 "start": times[0] if times else end[i], "end": times[1] if times else last,
-                 "route": paths[du, dv]}
-                for i, j, du, dv, last in rows for times in (booked.get((i, j)),)))
-        return unchecked_rows(Transfer, (
-            {"src": tasks[i], "dst": tasks[j], "from_": devices[du], "to": devices[dv], "start": end[i], "end": last,
-             "route": paths[du, dv]} for i, j, du, dv, last in rows))
+    src, dst, u, v = a.edge_src[picked], a.edge_dst[picked], u[picked], v[picked]
+    leave = finish[src]
+    arrive = leave + comm[picked]
+    if booked:  # (a congested engine's times: its own dict, row by row)
+        times = [booked.get(pair) for pair in zip(src.tolist(), dst.tolist())]
+        held = np.array([t is not None for t in times], dtype=bool)
+        if held.any():
+            leave[held] = [t[0] for t in times if t is not None]
+            arrive[held] = [t[1] for t in times if t is not None]
+    # One route list per device pair, shared by the rows it makes (rows are not changed in
+    # place; a list per row was a sixth of a row's memory).
+    table = TransferTable(src, dst, u, v, leave, arrive, problem.tasks, problem.devices, edge=picked)
+    table.routes = {pair: list(problem.route[pair[0]][pair[1]]) for pair in table.pairs()}
+    return table
