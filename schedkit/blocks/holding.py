@@ -3,8 +3,9 @@
 A block that makes a set of tasks hold a shared resource
 (:class:`~schedkit.timing.holds.Resource`) contributes it to the formulation's timing rules,
 and every timing engine then honours it; these helpers give the block its other forms in one
-line each: :func:`resource_violations` (its validator check) and :func:`resource_rows` (its
-MILP rows), so that the block itself stays a few lines long (see the custom-block tutorial).
+line each: :func:`resource_violations` (its validator check), :func:`resource_rows` (its
+MILP rows) and :func:`resource_cp` (its CP-SAT form), so that the block itself stays a few
+lines long (see the custom-block tutorial).
 
 Examples
 --------
@@ -21,7 +22,7 @@ from __future__ import annotations
 from schedkit.errors import FormulationError
 from schedkit.numerics import time_tolerance
 
-__all__ = ["resource_violations", "resource_rows"]
+__all__ = ["resource_violations", "resource_rows", "resource_cp"]
 
 
 def resource_violations(schedule, resource) -> list[str]:
@@ -90,3 +91,19 @@ def resource_rows(ctx, rows, resource) -> None:
                  timing.start(j) - timing.end(i) + ctx.big_m(i, j) * (1 - w) >= 0)
         rows.add("holds", (resource.name, ti, tj, "after"),
                  timing.start(i) - timing.end(j) + ctx.big_m(j, i) * w >= 0)
+
+
+def resource_cp(cp, resource) -> None:
+    """The CP-SAT form of a resource: the holders' intervals (one per device a holder may use,
+    present on the one it runs on) in one ``add_cumulative`` of the resource's capacity, an
+    ``add_no_overlap`` for capacity 1. A holder's interval of zero duration is left out (it
+    holds nothing, as on its device)."""
+    durations = cp.problem.durations
+    intervals = [interval for i in resource.holders(cp.problem) for d, interval in cp.interval[i].items()
+                 if durations[i][d]]
+    if len(intervals) <= 1:
+        return
+    if resource.capacity == 1:
+        cp.model.add_no_overlap(intervals)
+    else:
+        cp.model.add_cumulative(intervals, [1] * len(intervals), resource.capacity)

@@ -96,9 +96,10 @@ def read_answer(problem: Problem, formulation, job: Job, answer: Answer, method:
     transfers = rules.transfers(problem)
     starts = [ticks.time(s) for s in answer.starts]
     moved = {edge: ticks.time(s) for edge, s in answer.transfer_starts.items()}
-    # (under a memory timeline nothing moves before CP-SAT had it: it may wait for a release)
+    # (under a memory timeline nothing moves before CP-SAT had it: it may wait for a release;
+    # holders of a resource keep CP-SAT's order on every unit)
     exact = fixed_order_times(problem, answer.devices, device_orders(problem, answer.devices, starts),
-                              transfers, moved or None, not_before=starts if rules.waits else None)
+                              transfers, moved or None, not_before=starts if rules.waits else None, starts=starts)
     schedule = to_schedule(problem, answer.devices, exact, method, transfers)
     return _result(schedule, answer, ticks, lower, bound, termination, method)
 

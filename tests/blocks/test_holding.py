@@ -51,3 +51,10 @@ def test_a_capacity_above_one_is_refused_by_the_rows_and_honoured_by_the_heurist
     with pytest.raises(FormulationError, match="resource 'unit': the MILP rows hold capacity 1 only, not 2"):
         solve(THREE, "milp", formulation=holding(("mm0", "mm1", "mm2"), capacity=2))
     assert solve(THREE, "heft", formulation=holding(("mm0", "mm1", "mm2"), capacity=2)).makespan == 4.0
+
+
+@pytest.mark.parametrize("capacity, optimum", [(1, 6.0), (2, 4.0)])
+def test_cp_sat_reaches_the_same_optimum_with_the_cumulative_form(capacity, optimum):
+    pytest.importorskip("ortools")
+    s = solve(THREE, "milp", formulation=holding(("mm0", "mm1", "mm2"), capacity), solver="cpsat")
+    assert s.status == "optimal" and s.makespan == pytest.approx(optimum, rel=1e-9)

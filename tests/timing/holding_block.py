@@ -2,7 +2,7 @@
 ``one_engine`` uses them), registered as ``test_holds``."""
 
 from schedkit import Block, register_block
-from schedkit.blocks.holding import resource_rows, resource_violations
+from schedkit.blocks.holding import resource_cp, resource_rows, resource_violations
 from schedkit.timing import Resource
 
 
@@ -26,6 +26,9 @@ class HoldsBlock(Block):
 
     def build(self, ctx, rows):
         resource_rows(ctx, rows, self.resource())
+
+    def build_cp(self, cp):
+        resource_cp(cp, self.resource())
 
     def violations(self, problem, schedule):
         return resource_violations(schedule, self.resource())
