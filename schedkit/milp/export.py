@@ -100,13 +100,16 @@ def write_model(built: BuiltModel, path: str | Path) -> dict[str, int]:
     writer = write_lp if _format_of(path) == "lp" else write_mps
     with atomic_output(path) as tmp:
         with open(tmp, "w", encoding="utf-8", newline="\n") as out:
-            writer(built.linear, out)
-    return variable_names(built)
+            columns = writer(built.linear, out)
+    return {name: col for col, name in enumerate(columns)}
 
 
 def variable_names(built: BuiltModel) -> dict[str, int]:
-    """Column name -> column index, exactly as :func:`write_model` names them."""
-    return {name: col for col, name in enumerate(built.linear.column_names())}
+    """Column name -> column index, exactly as :func:`write_model` names them (the rows
+    are not named: on a large model their names take more memory than the columns')."""
+    from schedkit.milp.lpnames import column_names
+
+    return {name: col for col, name in enumerate(column_names(built.linear))}
 
 
 def load_solution(built: BuiltModel, path: str | Path, method: str = "external",
