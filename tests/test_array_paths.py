@@ -2,6 +2,7 @@
 
 from unittest import mock
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -211,3 +212,46 @@ def test_durations_by_type_read_as_the_expanded_tables_and_schedule_alike(device
     for method in ("heft", "greedy", "met"):
         a, b = solve(p, method), solve(q, method)
         assert [(r.device, r.start, r.end) for r in a.tasks] == [(r.device, r.start, r.end) for r in b.tasks]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(1, 3), min_size=1, max_size=5), st.randoms(use_true_random=False),
+       st.booleans())
+def test_arrivals_per_link_class_equal_the_device_pairs(servers, rng, own_link):
+    # Servers of 1 to 3 devices joined by group links (and at times a link of two devices of
+    # their own, which may break the classes): arrivals per class are those per device pair,
+    # and HEFT schedules alike either way.
+    from schedkit import solve
+    from schedkit.problem import arrays as arrays_module
+
+    devices = [{"name": f"s{s}_{k}", "group": f"s{s}", "type": "ab"[s % 2]}
+               for s, count in enumerate(servers) for k in range(count)]
+    links = [{"src": f"s{a}", "dst": f"s{b}", "bandwidth": rng.choice([0.5, 1.0, 4.0]),
+              "latency": rng.choice([0.0, 0.25])}
+             for a in range(len(servers)) for b in range(a, len(servers)) if a != b or servers[a] > 1]
+    if own_link and len(devices) > 1:
+        links.append({"src": devices[0]["name"], "dst": devices[-1]["name"], "bandwidth": 9.0})
+    n = 12
+    data = {"devices": devices, "links": links,
+            "tasks": [{"name": f"t{i}", "durations": {"a": rng.choice([0.5, 1.0, 2.0]), "b": rng.choice([1.0, 3.0])},
+                       "output_size": rng.choice([0.0, 1.0, 3.0])} for i in range(n)],
+            "edges": [{"src": f"t{i}", "dst": f"t{j}"} for j in range(n) for i in range(j) if rng.random() < 0.3]}
+    try:
+        p = Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
+    q = Problem(p.spec)
+    with mock.patch.object(arrays_module, "_link_classes", return_value=(None, None, None)):
+        assert q.arrays.link_class is None
+    a, b = p.arrays, q.arrays
+    m = len(p.devices)
+    with mock.patch.object(arrays_module, "CLASSES_FROM", 0):  # every task by class, however few inputs
+        if not own_link and 2 * len(servers) <= m:
+            assert a.link_class is not None
+        for _ in range(5):
+            device = np.array([rng.randrange(m) for _ in range(n)])
+            end = np.array([rng.choice([0.0, 1.0, 2.5, 7.0]) for _ in range(n)])
+            for i in range(n):
+                assert a.arrivals(i, device, end).tolist() == b.arrivals(i, device, end).tolist()
+        one, other = solve(p, "heft"), solve(q, "heft")
+    assert [(r.device, r.start) for r in one.tasks] == [(r.device, r.start) for r in other.tasks]
