@@ -255,3 +255,22 @@ def test_arrivals_per_link_class_equal_the_device_pairs(servers, rng, own_link):
                 assert a.arrivals(i, device, end).tolist() == b.arrivals(i, device, end).tolist()
         one, other = solve(p, "heft"), solve(q, "heft")
     assert [(r.device, r.start) for r in one.tasks] == [(r.device, r.start) for r in other.tasks]
+
+
+def test_edge_columns_read_from_an_edge_table_are_the_edge_lists():
+    # A bulk-loaded file's edges reach the arrays from its columns: the floats of Problem.edges,
+    # a size not given read as the source's output_size.
+    from schedkit.problem.bulk import fast_spec
+    from schedkit.problem.edge_table import EdgeTable
+
+    data = layered(20, 30, 0.3, 0.1, 4, seed=5)
+    for k, edge in enumerate(data["edges"]):
+        if k % 3 == 0:
+            edge.pop("size", None)
+    spec = fast_spec(data, least=0)
+    assert isinstance(spec.edges, EdgeTable) and any(s != s for s in spec.edges.size)
+    p = Problem(spec)
+    a = p.arrays
+    assert a.edge_src.tolist() == [i for i, _, _ in p.edges] and a.edge_dst.tolist() == [j for _, j, _ in p.edges]
+    assert a.edge_size.tolist() == [size for _, _, size in p.edges]
+    assert a.edge_src.dtype == a.edge_dst.dtype == np.int64
