@@ -255,6 +255,12 @@ BAD = [
      ["task 'c'", "unknown device or type 'h100'"]),
     ("a_task_that_can_run_nowhere", lambda d: d["tasks"][3].update(pin=["cpu"]),
      ["task 'c'", "no device can run it"]),
+    ("a_task_keyed_by_a_type_only_its_pin_excludes", lambda d: (d["devices"].append({"name": "tpu0", "type": "tpu"}),
+                                                                d["tasks"][3].update(durations={"tpu": 1.0},
+                                                                                     pin=["cpu"])),
+     ["task 'c'", "no device can run it"]),
+    ("a_task_whose_type_has_no_room_for_it", lambda d: d["tasks"][3].update(memory=50),
+     ["task 'c'", "its memory 50 fits no device it may run on"]),
 ]
 
 
