@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from schedkit import Problem, ProblemError, SchedkitError
-from schedkit.schedule import checks
+from schedkit.schedule import bulk_checks, checks
 from schedkit.schedule.bulk_checks import transfers_pass
 from schedkit.testing.strategies import problems as problem_data
 from schedkit.timing import to_schedule
@@ -141,5 +141,8 @@ def test_a_table_is_judged_from_its_columns_as_its_rows_are(data, draw, edits):
                                   for v in range(len(p.devices))})
     edited, rows = s.model_copy(update={"transfers": table}), s.model_copy(update={"transfers": list(table)})
     seen, tol = {r.task: r for r in s.tasks}, checks.time_tolerance(s.makespan)
-    assert transfers_pass(p, edited, seen, tol) == transfers_pass(p, rows, seen, tol)
+    verdict = transfers_pass(p, rows, seen, tol)
+    assert transfers_pass(p, edited, seen, tol) == verdict
+    with mock.patch.object(bulk_checks, "BLOCK", 2):  # (blocks of rows: their seams too)
+        assert transfers_pass(p, edited, seen, tol) == verdict == transfers_pass(p, rows, seen, tol)
     assert violations(p, edited) == violations(p, rows)

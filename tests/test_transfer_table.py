@@ -4,6 +4,7 @@ written alike (byte for byte), and judged alike by the validator."""
 import copy
 import json
 import pickle
+from unittest import mock
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from schedkit.schedule import Schedule, TaskRun, Transfer
 from schedkit.schedule.rows_json import encoded, text_chunks
 from schedkit.schedule.transfer_table import TransferTable
 from schedkit.testing.strategies import mappings, problems as problem_data
-from schedkit.timing import to_schedule
+from schedkit.timing import assemble, to_schedule
 from schedkit.validate import violations
 
 NAMES = st.lists(st.text(max_size=4), min_size=1, max_size=4)
@@ -107,7 +108,11 @@ def test_an_engines_table_is_judged_and_written_as_its_rows(data, draw):
     except ProblemError:
         assume(False)
     starts = st.lists(st.sampled_from([0.0, 0.1, 1 / 3, 2.0]), min_size=len(p.tasks), max_size=len(p.tasks))
-    s = to_schedule(p, draw.draw(mappings(p)), draw.draw(starts), "x")
+    device_of, start = draw.draw(mappings(p)), draw.draw(starts)
+    s = to_schedule(p, device_of, start, "x")
     assert isinstance(s.transfers, TransferTable) or not p.edges
+    with mock.patch.object(assemble, "BLOCK", 2):  # (edges timed a block at a time: their seams too)
+        again = to_schedule(p, device_of, start, "x")
+    assert again == s and (not p.edges or list(again.transfers.edge) == list(s.transfers.edge))
     rows = s.model_copy(update={"transfers": list(s.transfers)})
     assert s == rows and s.to_json() == rows.to_json() and violations(p, s) == violations(p, rows)

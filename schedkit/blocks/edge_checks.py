@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 
 from schedkit.schedule.batched import is_batched
-from schedkit.schedule.bulk_checks import edge_transfer_rows, row_ends, task_table
+from schedkit.schedule.bulk_checks import BLOCK, edge_transfer_rows, row_ends, task_table
 
 
 class Suspects(NamedTuple):
@@ -79,8 +79,27 @@ def suspect_edges(problem, schedule, communication: bool, tol: float) -> Suspect
     if table is None:
         return None
     on, start, end = table
+    found, moved = [], None
+    # A block of edges at a time: a block's arrays, not a dozen arrays of every edge, at once.
+    for lo in range(0, len(problem.arrays.edge_src), BLOCK):
+        suspect, needs, consumer_start = _suspects(problem, on, start, end, communication, tol, lo, lo + BLOCK)
+        if len(needs):
+            # The others with a transfer time need a row that arrives before the consumer starts.
+            if moved is None:
+                moved, arrival = edge_transfer_rows(problem, schedule.transfers), row_ends(schedule.transfers)
+            at = moved[lo + needs]
+            late = at < 0
+            late[~late] = arrival[at[~late]] > consumer_start[needs[~late]] + tol
+            suspect[needs[late]] = True
+        found.append(np.flatnonzero(suspect) + lo)
+    return Suspects(np.concatenate(found) if found else np.zeros(0, dtype=np.int64), rows, moved)
+
+
+def _suspects(problem, on, start, end, communication: bool, tol: float, lo: int, hi: int):
+    """Of the edges ``lo`` to ``hi``: which may fail (by position in the block), which of the
+    others need a transfer row, and their consumers' starts."""
     a = problem.arrays
-    i, j, size = a.edge_src, a.edge_dst, a.edge_size
+    i, j, size = a.edge_src[lo:hi], a.edge_dst[lo:hi], a.edge_size[lo:hi]
     u, v = on[i], on[j]
     still = (u == v) | (size == 0)
     allowed = still | a.linked[u, v]  # pair_allowed
@@ -90,24 +109,13 @@ def suspect_edges(problem, schedule, communication: bool, tol: float) -> Suspect
         delay = size * a.inv_bandwidth[u, v]
         delay += a.latency[u, v]
         delay[still] = 0.0
-        for k in np.flatnonzero(a.edge_payload & allowed & ~still).tolist():
-            delay[k] = problem.comm_time(problem.edges[k][2], int(u[k]), int(v[k]))
+        for k in np.flatnonzero(a.edge_payload[lo:hi] & allowed & ~still).tolist():
+            delay[k] = problem.comm_time(problem.edges[lo + k][2], int(u[k]), int(v[k]))
     else:
         delay = np.zeros(len(i))
     consumer_start = start[j]
     early = consumer_start < end[i] + delay - tol
-    suspect = ~allowed | early
-    # The others with a transfer time need a row that arrives before the consumer starts.
-    needs = np.flatnonzero(allowed & ~early & (delay > 0))
-    moved = None
-    if len(needs):
-        moved = edge_transfer_rows(problem, schedule.transfers)
-        at = moved[needs]
-        arrival = row_ends(schedule.transfers)
-        late = at < 0
-        late[~late] = arrival[at[~late]] > consumer_start[needs[~late]] + tol
-        suspect[needs[late]] = True
-    return Suspects(np.flatnonzero(suspect), rows, moved)
+    return ~allowed | early, np.flatnonzero(allowed & ~early & (delay > 0)), consumer_start
 
 
 def placed_edges_at(problem, schedule, found: Suspects):

@@ -40,6 +40,9 @@ import numpy as np
 from schedkit.numerics import DURATION_TOL, ROUNDING_ULPS
 from schedkit.schedule.transfer_table import TransferTable
 
+#: Rows checked at once by the passes that go block by block (their arrays' memory).
+BLOCK = 1 << 18
+
 
 def transfers_pass(problem, schedule, rows: dict, tol: float, end: np.ndarray | None = None) -> bool:
     """Whether every transfer row of ``schedule`` passes the checks of
@@ -59,7 +62,6 @@ def transfers_pass(problem, schedule, rows: dict, tol: float, end: np.ndarray | 
     moved = schedule.transfers
     if not moved:
         return True
-    a = problem.arrays
     count = len(moved)
     src, dst = transfer_tasks(problem, moved)
     if min(src.min(), dst.min()) < 0:
@@ -68,18 +70,17 @@ def transfers_pass(problem, schedule, rows: dict, tol: float, end: np.ndarray | 
     if table is None:
         return False
     on, _, source_end = table
-    u, v = on[src], on[dst]
     # Each row goes between its tasks' devices: its names equal theirs (as the scalar
     # check compares them; cheaper than looking every name up).
     if isinstance(moved, TransferTable):
-        if not all((found == device).all() for found, device in zip(moved.device_indices(problem.device_index),
-                                                                    (u, v))):
-            return False  # (a name the problem lacks is -1, no device's index)
+        sent = (moved.from_, moved.to) if moved.devices is problem.devices else \
+            moved.device_indices(problem.device_index)  # (a name the problem lacks: -1, no index)
     else:
         names = np.array(problem.devices, dtype=object)
-        for field, device in (("from_", u), ("to", v)):
-            if not (np.fromiter(map(attrgetter(field), moved), dtype=object, count=count) == names[device]).all():
+        for field, tasks in (("from_", src), ("to", dst)):
+            if not (np.fromiter(map(attrgetter(field), moved), dtype=object, count=count) == names[on[tasks]]).all():
                 return False
+        sent = None
     edge = table_edges(problem, moved)
     if edge is None:
         edge = _named_edges(problem, src, dst)
@@ -89,15 +90,32 @@ def transfers_pass(problem, schedule, rows: dict, tol: float, end: np.ndarray | 
     end = row_ends(moved) if end is None else end
     if not (np.isfinite(start).all() and np.isfinite(end).all()):
         return False
+    # Row by row, a block at a time: a block's arrays, not 15 arrays of every row, at once.
+    for lo in range(0, count, BLOCK):
+        cut = slice(lo, lo + BLOCK)
+        i, j, k = src[cut], dst[cut], edge[cut]
+        u, v = on[i], on[j]
+        if sent is not None and not ((sent[0][cut] == u).all() and (sent[1][cut] == v).all()):
+            return False
+        if not _timed_right(problem, k, u, v, start[cut], end[cut], source_end[i], tol):
+            return False
+    return True
+
+
+def _timed_right(problem, edge, u, v, start, end, ready, tol: float) -> bool:
+    """Whether no row of a block (its edges, devices, times and its sources' ends ``ready``)
+    starts before its source ends or lasts less than its transfer time, where its pair is allowed."""
+    a = problem.arrays
     size = a.edge_size[edge]
-    allowed = (u == v) | (size == 0) | a.linked[u, v]
+    still = (u == v) | (size == 0)
+    allowed = still | a.linked[u, v]
     # comm_time: 0 on one device or without data; else its product and sum, in its order.
     need = size * a.inv_bandwidth[u, v]
     need += a.latency[u, v]
-    need[(u == v) | (size == 0)] = 0.0
+    need[still] = 0.0
     for k in np.flatnonzero(a.edge_payload[edge] & allowed & (u != v)).tolist():
         need[k] = problem.comm_time(problem.edges[int(edge[k])][2], int(u[k]), int(v[k]))
-    early = start < source_end[src] - tol
+    early = start < ready - tol
     run = end - start
     short = (run < need) & ~lasting(run, need, end)
     return not (allowed & (early | short)).any()
@@ -109,7 +127,7 @@ def _named_edges(problem, src: np.ndarray, dst: np.ndarray) -> np.ndarray | None
     n = a.n
     # The problem's edges are distinct pairs. Both sides sorted, so that the search walks
     # forward (several times faster than random keys).
-    keys = src * n + dst
+    keys = src.astype(np.int64) * n + dst
     order = np.argsort(keys)
     ordered = keys[order]
     edge_keys = a.edge_src * n + a.edge_dst
@@ -271,7 +289,8 @@ def row_ends(moved, field: str = "end") -> np.ndarray:
 
 
 def transfer_tasks(problem, moved) -> tuple[np.ndarray, np.ndarray]:
-    """The task indices of every row's ``src`` and ``dst`` (``-1``: a name ``problem`` lacks).
+    """The task indices of every row's ``src`` and ``dst`` (``-1``: a name ``problem`` lacks),
+    read-only (of an engine's :class:`~schedkit.schedule.TransferTable`, its own 32-bit columns).
 
     Examples
     --------
@@ -286,7 +305,7 @@ def transfer_tasks(problem, moved) -> tuple[np.ndarray, np.ndarray]:
         index, count = problem.task_index, len(moved)
         if isinstance(moved, TransferTable):
             if moved.tasks is problem.tasks:  # (an engine's table: its indices are the problem's)
-                return moved.src.astype(np.int64), moved.dst.astype(np.int64)
+                return moved.src, moved.dst
             return moved.task_indices(index)
         return tuple(np.fromiter(map(index.get, map(attrgetter(field), moved), repeat(-1)), dtype=np.int64,
                                  count=count) for field in ("src", "dst"))
@@ -347,7 +366,7 @@ def edge_transfer_rows(problem, moved) -> np.ndarray:
         out[hinted] = np.arange(count)
         return out
     src, dst = transfer_tasks(problem, moved)
-    keys = src * n + dst
+    keys = src.astype(np.int64) * n + dst
     keys[(src < 0) | (dst < 0)] = -1  # (edge keys are never negative)
     order = np.argsort(keys)
     ordered = keys[order]

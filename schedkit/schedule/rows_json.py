@@ -154,17 +154,23 @@ def _table_chunks(table: TransferTable, between: str, size: int):
     tails = ["}" if table.routes is None else ', "route": [' + ", ".join(map(quote, table.routes[pair])) + "]}"
              for pair in pairs]
     number = float.__repr__
-    # A transfer leaves when its source ends: the rows of one source (30 a task in layered
-    # graphs) share a start, whose text is made once (float repr is half of a row's time).
-    # (-0.0 equals 0.0, yet is written otherwise: then every start has its own text.)
-    if (np.signbit(table.start) & (table.start == 0)).any():
-        times, which = table.start, np.arange(len(table))
-    else:
-        times, which = np.unique(table.start, return_inverse=True)
-    starts = list(map(number, times.tolist()))
     for lo in range(0, len(table), size):
         cut = slice(lo, lo + size)
         at = code[table.from_[cut].astype(np.int64) * m + table.to[cut]].tolist()
+        starts, which = _texts(table.start[cut])
         yield between.join([f'{heads[i]}{names[j]}{mids[p]}{starts[s]}, "end": {number(e)}{tails[p]}'
                             for i, j, p, s, e in zip(table.src[cut].tolist(), table.dst[cut].tolist(), at,
-                                                     which[cut].tolist(), table.end[cut].tolist())])
+                                                     which, table.end[cut].tolist())])
+
+
+def _texts(times: np.ndarray) -> tuple[list[str], list[int]]:
+    """The text of each distinct time of ``times``, and where each time's text is.
+
+    A transfer leaves when its source ends: the rows of one source (30 a task in layered
+    graphs, listed together) share a start, whose text is made once (a float's text is half
+    of a row's time). (-0.0 equals 0.0, yet is written otherwise: then each has its own.)
+    """
+    if (np.signbit(times) & (times == 0)).any():
+        return list(map(float.__repr__, times.tolist())), list(range(len(times)))
+    distinct, which = np.unique(times, return_inverse=True)
+    return list(map(float.__repr__, distinct.tolist())), which.tolist()

@@ -31,8 +31,9 @@ from schedkit.schedule.rows import Transfer, unchecked_rows
 CHUNK = 4096
 
 
-def _column(values, dtype) -> np.ndarray:
-    array = np.array(values, dtype=dtype)  # (a copy: nobody else may change it)
+def _column(values, dtype, copy: bool = True) -> np.ndarray:
+    # A copy, so that nobody else may change it, unless the caller gives its arrays up.
+    array = np.array(values, dtype=dtype, copy=True if copy else None)
     array.flags.writeable = False
     return array
 
@@ -56,6 +57,9 @@ class TransferTable(Sequence):
         Each row's position in its problem's edges, as the engine that made it knows it: a
         hint, which the validator checks before it uses it (:func:`~schedkit.schedule.bulk_checks.table_edges`),
         and which is no part of the rows (nor of equality).
+    copy : bool, default True
+        ``False``: the table takes arrays of the right types as they are (made read-only),
+        without a copy; the caller gives them up.
 
     Examples
     --------
@@ -71,15 +75,15 @@ class TransferTable(Sequence):
     __hash__ = None  # (equal to a list, which has none)
 
     def __init__(self, src, dst, from_, to, start, end, tasks: Sequence[str], devices: Sequence[str],
-                 routes: dict | None = None, edge=None):
+                 routes: dict | None = None, edge=None, copy: bool = True):
         # Indices in 32 bits: a problem of 2**31 tasks is far beyond any other limit.
-        self.src, self.dst = _column(src, np.int32), _column(dst, np.int32)
-        self.from_, self.to = _column(from_, np.int32), _column(to, np.int32)
-        self.start, self.end = _column(start, np.float64), _column(end, np.float64)
+        self.src, self.dst = _column(src, np.int32, copy), _column(dst, np.int32, copy)
+        self.from_, self.to = _column(from_, np.int32, copy), _column(to, np.int32, copy)
+        self.start, self.end = _column(start, np.float64, copy), _column(end, np.float64, copy)
         if len({len(self.src), len(self.dst), len(self.from_), len(self.to), len(self.start), len(self.end)}) > 1:
             raise ValueError("the columns of a transfer table differ in length")
         self.tasks, self.devices, self.routes = tasks, devices, routes
-        self.edge = None if edge is None else _column(edge, np.int32)
+        self.edge = None if edge is None else _column(edge, np.int32, copy)
         if self.edge is not None and len(self.edge) != len(self.src):
             raise ValueError("the columns of a transfer table differ in length")
 

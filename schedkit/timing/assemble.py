@@ -21,6 +21,9 @@ from schedkit.machine import paused_gc
 from schedkit.schedule.schedule import TransferTable, latest_ends, unchecked_rows
 from schedkit.timing.transfers import Transfers
 
+#: Edges timed at once (the memory of a block's arrays).
+BLOCK = 1 << 18
+
 
 def to_schedule(problem: Problem, device_of: Sequence[int], start: Sequence[float],
                 method: str, transfers: Transfers | None = None) -> Schedule:
@@ -90,25 +93,15 @@ def _transfers(problem: Problem, device_of: Sequence[int], end: Sequence[float],
     """The transfer rows of a mapping, as a table: every edge that
     :meth:`~schedkit.problem.Problem.moves`, in file order, leaving when its source ends (or as
     ``booked``) and lasting its :meth:`~schedkit.problem.Problem.comm_time`, both evaluated on
-    the problem's arrays at once."""
+    the problem's arrays, a block of edges at a time (a block's arrays, not a dozen arrays of
+    every edge, at once)."""
     a = problem.arrays
     if not len(a.edge_src):
         return []
     where = np.asarray(device_of, dtype=np.int64)
     finish = np.asarray(end, dtype=np.float64)
-    u, v = where[a.edge_src], where[a.edge_dst]
-    size = a.edge_size
-    # comm_time's product and sum, in its order; only edges between linked devices are timed.
-    comm = size * a.inv_bandwidth[u, v]
-    comm += a.latency[u, v]
-    moving = (u != v) & (size != 0) & a.linked[u, v]
-    for k in np.flatnonzero(moving & a.edge_payload).tolist():  # its own times win where listed
-        comm[k] = problem.comm_time(problem.edges[k][2], int(u[k]), int(v[k]))
-    moving &= comm > 0
-    picked = np.flatnonzero(moving)
-    src, dst, u, v = a.edge_src[picked], a.edge_dst[picked], u[picked], v[picked]
-    leave = finish[src]
-    arrive = leave + comm[picked]
+    parts = [_moving(problem, where, finish, lo, lo + BLOCK) for lo in range(0, len(a.edge_src), BLOCK)]
+    picked, src, dst, u, v, leave, arrive = (np.concatenate(column) for column in zip(*parts))
     if booked:  # (a congested engine's times: its own dict, row by row)
         times = [booked.get(pair) for pair in zip(src.tolist(), dst.tolist())]
         held = np.array([t is not None for t in times], dtype=bool)
@@ -117,6 +110,26 @@ def _transfers(problem: Problem, device_of: Sequence[int], end: Sequence[float],
             arrive[held] = [t[1] for t in times if t is not None]
     # One route list per device pair, shared by the rows it makes (rows are not changed in
     # place; a list per row was a sixth of a row's memory).
-    table = TransferTable(src, dst, u, v, leave, arrive, problem.tasks, problem.devices, edge=picked)
+    table = TransferTable(src, dst, u, v, leave, arrive, problem.tasks, problem.devices, edge=picked, copy=False)
     table.routes = {pair: list(problem.route[pair[0]][pair[1]]) for pair in table.pairs()}
     return table
+
+
+def _moving(problem: Problem, where: np.ndarray, finish: np.ndarray, lo: int, hi: int) -> tuple:
+    """Of the edges ``lo`` to ``hi``, those that move: their positions, tasks and devices
+    (32 bits), when they leave and arrive."""
+    a = problem.arrays
+    i, j, size = a.edge_src[lo:hi], a.edge_dst[lo:hi], a.edge_size[lo:hi]
+    u, v = where[i], where[j]
+    # comm_time's product and sum, in its order; only edges between linked devices are timed.
+    comm = size * a.inv_bandwidth[u, v]
+    comm += a.latency[u, v]
+    moving = (u != v) & (size != 0) & a.linked[u, v]
+    for k in np.flatnonzero(moving & a.edge_payload[lo:hi]).tolist():  # its own times win where listed
+        comm[k] = problem.comm_time(problem.edges[lo + k][2], int(u[k]), int(v[k]))
+    moving &= comm > 0
+    picked = np.flatnonzero(moving)
+    leave = finish[i[picked]]
+    small = np.int32
+    return ((picked + lo).astype(small), i[picked].astype(small), j[picked].astype(small), u[picked].astype(small),
+            v[picked].astype(small), leave, leave + comm[picked])

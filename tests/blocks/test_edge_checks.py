@@ -138,6 +138,8 @@ def test_the_array_pass_agrees_with_the_scalar_check(data, draw, edits, communic
     for line in found:  # (what the examples break, for --hypothesis-show-statistics)
         event(next(kind for words, kind in KINDS if words in line))
     assert block.violations(p, s) == found
+    with mock.patch.object(edge_checks, "BLOCK", 2):  # (edges judged a block at a time: their seams too)
+        assert block.violations(p, s) == found
 
 
 def test_every_edge_is_suspect_where_the_arrays_cannot_tell():
