@@ -118,16 +118,17 @@ def test_solution_without_any_value_or_file(tmp_path):
 
 @pytest.mark.parametrize("suffix", [".lp", ".mps"])
 def test_export_refuses_a_model_too_large_for_memory_before_building_it(tmp_path, capsys, monkeypatch, suffix):
-    import schedkit.milp.budget as budget
+    import schedkit.machine as machine
     from schedkit.cli import main
 
-    monkeypatch.setattr(budget, "available_memory", lambda: 10**6)   # about 3,300 nonzeros fit
+    monkeypatch.setattr(machine, "available_memory", lambda: 5 * 10**5)   # about 3,100 nonzeros fit (LP)
     monkeypatch.setattr("schedkit.milp.formulation.Formulation.build",
                         lambda *a, **k: pytest.fail("the model was built"))
     out = tmp_path / f"m{suffix}"
     assert main(["export", "examples/hetero20.yaml", "-o", str(out)]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "not written: the model would hold about" in err and "GB free" in err
+    assert err.count("\n") == 1 and "not written: its model of about 5,461 nonzeros" in err
+    assert "built and written: about 0.0 GB of memory, more than half of the 0.0 GB free" in err
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
@@ -142,7 +143,7 @@ def test_export_refuses_a_file_larger_than_the_disk_space(tmp_path, capsys, monk
     out = tmp_path / "m.lp"
     assert main(["export", "examples/hetero20.yaml", "-o", str(out)]) == 1
     err = capsys.readouterr().err
-    assert "GB of LP, and 0.00 GB are free on its disk" in err and not out.exists()
+    assert "GB of LP): 0.00 GB are free on its disk" in err and not out.exists()
 
 
 def test_export_running_out_of_memory_while_building_is_one_line(tmp_path, capsys, monkeypatch):
@@ -155,3 +156,27 @@ def test_export_running_out_of_memory_while_building_is_one_line(tmp_path, capsy
     out = tmp_path / "m.lp"
     assert main(["export", "examples/hetero20.yaml", "-o", str(out)]) == 1
     assert "ran out of memory for the model" in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+def test_ctrl_c_while_the_rows_stream_out_leaves_the_old_file_and_no_partial_one(tmp_path, capsys, monkeypatch,
+                                                                              suffix):
+    import schedkit.milp.lpfile as lpfile
+    from schedkit.milp.lpnames import StreamNames
+
+    monkeypatch.setattr(lpfile, "CHUNK", 4)
+    named = []
+    real = StreamNames.rows
+
+    def rows(self, first, stop):
+        named.append(first)
+        if len(named) == 3:  # two chunks are in the file by now
+            raise KeyboardInterrupt
+        return real(self, first, stop)
+
+    monkeypatch.setattr(StreamNames, "rows", rows)
+    out = tmp_path / f"m{suffix}"
+    out.write_text("the model written before\n")
+    assert main(["export", str(TOPCUOGLU), "-o", str(out)]) == 130
+    assert named == [0, 4, 8]
+    assert out.read_text() == "the model written before\n" and list(tmp_path.iterdir()) == [out]

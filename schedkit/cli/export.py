@@ -44,7 +44,11 @@ def add_export_command(subparsers: Any) -> argparse.ArgumentParser:
         description=textwrap.fill(
             "Write the MILP of a problem and formulation as an LP or MPS file (by the output's "
             "suffix), with names that show each row's block. 'schedkit load-solution' turns the "
-            "solution file of any solver back into a validated schedule.", 79),
+            "solution file of any solver back into a validated schedule. The model's size is "
+            "estimated before it is built: one that would not fit in half the memory free, or a "
+            "file larger than the disk's free space, is refused in one line. The file is written "
+            "a chunk of rows at a time to a temporary file renamed at the end: an error or Ctrl-C "
+            "leaves nothing.", 79),
         epilog="preset formulations (-f NAME; or -f FILE.yaml):\n" + "\n".join(presets),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("problem")
@@ -126,7 +130,7 @@ def run_export(args: argparse.Namespace) -> int:
     check_export(milp.formulation, problem, args.output)  # (before minutes of building)
     try:  # (the estimate is an average, of the machine's free memory, not of ulimit -v: one line)
         built = milp.build(problem)
-        names = write_model(built, args.output)  # (names every row: memory too; no partial file stays)
+        names = write_model(built, args.output)  # (streamed: the build's peak; no partial file stays)
     except MemoryError:
         raise SchedkitError(f"{args.output}: not written: the machine ran out of memory for the model") from None
     rows = built.linear.num_rows
