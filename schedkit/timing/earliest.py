@@ -107,9 +107,16 @@ class EarliestFinish:
             last_start, last_end = self.last_start, self.last_end
             widest, first_start = self.widest, self.first_start
         # Timeline.earliest without a gap: max(ready, last end) (ready on an empty device).
-        finish = np.maximum(ready, last_end) + lengths
-        gap = (ready < last_start) & ((lengths <= widest) | (ready < first_start)) if self.insertion else None
-        if gap is None or not gap.any():
+        finish = np.maximum(ready, last_end)
+        finish += lengths
+        gap = None
+        if self.insertion:
+            late = ready < last_start
+            if late.any():  # (on many devices, most tasks: no device started after they are ready)
+                late &= (lengths <= widest) | (ready < first_start)
+                if late.any():
+                    gap = late
+        if gap is None:
             k = int(np.argmin(finish))
             return candidates[k], _start(ready[k], last_end[k])
         exact = np.where(gap, np.inf, finish)
