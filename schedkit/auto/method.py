@@ -37,6 +37,7 @@ from schedkit import interrupt
 from schedkit.errors import Interrupted, OptionError, SchedkitError
 from schedkit.methods import METHODS, Method, register_method
 from schedkit.milp.method import FormulationOption
+from schedkit.numerics import closed
 from schedkit.problem import Problem
 from schedkit.progress import silenced
 from schedkit.schedule import Quality, Result, Termination
@@ -58,6 +59,9 @@ MIN_PHASE_SECONDS = 0.5
 #: some device's memory is limited.
 INCUMBENT_METHODS = ("heft", "chain_split", "greedy")
 MEMORY_METHODS = ("chain_split",)
+#: The series search's parts of at most this many tasks go to the exact race, larger ones to
+#: CP-SAT alone (when ``solver`` is ``auto``).
+SERIES_RACE_TASKS = 8
 #: From this many tasks, ``greedy`` (no insertion: about 60 % of HEFT's time) runs first.
 LARGE = 2000
 
@@ -170,16 +174,31 @@ class Auto(Method):
         """``phases`` without an exact phase whose model cannot fit even the whole time left
         (recorded as skipped): the other phases then share its time."""
         kept = []
+        chained = self._bridge_refusal(problem) if any(p.name == "series" for p in phases) else None
         for phase in phases:
             why = self._too_large(problem, budget.left()) if phase.name == "exact" else None
+            if phase.name == "series" and chained == "":
+                continue    # (bridge_dp applies: it solves the same chain, every pair)
+            if phase.name == "bridge_dp" and chained:
+                why = chained   # (the series search solves the chain in its stead)
             if why is not None:
                 state.skip(phase.name, phase.method, why)
                 continue
             kept.append(phase)
         return kept
 
+    def _bridge_refusal(self, problem: Problem) -> str:
+        """Why ``bridge_dp`` refuses ``problem`` under ``auto``'s formulation ('' when it applies)."""
+        from schedkit.reductions import DECOMPOSITIONS
+
+        if "bridge_dp" not in DECOMPOSITIONS.names():
+            return "bridge_dp is not installed"
+        return DECOMPOSITIONS.get("bridge_dp")().refusal(problem, self.blocks(problem)) or ""
+
     def _phase(self, problem: Problem, state: Incumbent, phase: Phase, seconds: float | None) -> None:
         o = self.options
+        if phase.name == "series":
+            return self._series(problem, state, seconds)
         if phase.name == "refine":
             return self._refine(problem, state, seconds)
         if phase.name == "windows":
@@ -261,12 +280,52 @@ class Auto(Method):
 
         start = state.schedule
         state.begin("windows", "milp")
-        better = window_search(problem, start, REFINE_UNBOUNDED if seconds is None else seconds, solve)
+        better = window_search(problem, start, REFINE_UNBOUNDED if seconds is None else seconds, solve,
+                               rules=self.formulation.timing_rules(problem))
         if better is None:
             state.end(note=f"no improvement from the {start.makespan:.6g} of {state.origin(start)}")
             return
         state.offer(Result.heuristic(better.model_copy(update={"status": "heuristic"})))
         state.end(note=f"from the {start.makespan:.6g} of {state.origin(start)}")
+
+    def _series(self, problem: Problem, state: Incumbent, seconds: float | None) -> None:
+        """The chain of modules solved module by module (:func:`~schedkit.auto.series.series_search`):
+        its bound, proven for the whole problem, and its schedule go to ``state``."""
+        from schedkit.auto.series import MAX_MODULE_TASKS, series_search
+        from schedkit.milp.portfolio import cpsat_installed
+
+        o = self.options
+        options = _given({"formulation": self.formulation.to_data(), "seed": o.seed, "gap": o.gap,
+                          "threads": o.threads, "lns_seconds": 0.0,
+                          # (HEFT's start for the big-M horizon: a module of 14 tasks is solved
+                          # in 2.9 s instead of 3.9 s, without the start search and local search)
+                          "warm_start": "heft" if "heft" in METHODS.names() else None})
+        milp = METHODS.get("milp")
+        # (a module of a dozen tasks: CP-SAT alone proves it in about half the time of the race
+        # on two cores, MOIRAI's GoogLeNet modules of 14 tasks: 2.6-3.6 s against 6.4-9.3 s; a
+        # part of a few tasks goes to the race, whose HiGHS answers before CP-SAT's worker starts)
+        alone = "cpsat" if o.solver == "auto" and cpsat_installed() else o.solver
+
+        def solve(part: Problem, limit: float) -> Result:
+            solver = alone if len(part.tasks) > SERIES_RACE_TASKS else o.solver
+            with silenced():
+                return milp(**options, solver=solver, time_limit=limit).result(part)
+
+        state.begin("series", "milp")
+        try:
+            found = series_search(problem, solve, seconds, self.formulation.timing_rules(problem), state.schedule)
+        except SchedkitError as exc:
+            state.end(note=str(exc).splitlines()[0])
+            return
+        if found is None:
+            state.end(note=f"no chain of modules of at most {MAX_MODULE_TASKS} tasks")
+            return
+        state.bound_at_least(found.bound, state.phases[-1].label)
+        for schedule in found.schedules:   # (each judged by auto's blocks; the shortest valid kept)
+            quality = Quality.OPTIMAL if closed(schedule.makespan, found.bound) else Quality.FEASIBLE
+            state.offer(Result(termination=Termination.FINISHED, quality=quality, provenance="decomposition",
+                               method="auto", schedule=schedule, bound=found.bound))
+        state.end(note=f"{found.modules} modules, {found.solves} parts solved")
 
     def _too_large(self, problem: Problem, seconds: float | None) -> str | None:
         # (HiGHS's size decides, not CP-SAT's: where HiGHS cannot build the model, CP-SAT alone

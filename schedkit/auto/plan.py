@@ -9,6 +9,10 @@ plan is documented and tested apart from the methods it calls:
    modules (DiviML's MILP-SPLIT), often a proof in seconds. It refuses, in one line that
    the schedule file's phases record, a memory capacity that can bind (memory is shared by
    every module on a device).
+   ``series`` where ``bridge_dp`` does not apply to the formulation (transfers that wait for
+   ports: MOIRAI's model): the same chain, each module solved once with its ends free, and
+   only the (entry, exit) device pairs a dynamic program needs solved again
+   (:func:`~schedkit.auto.series.series_search`): a proven bound, often the optimum.
 3. ``exact``: the MILP raced with CP-SAT on the whole problem, started from the incumbent,
    when its model fits the time and memory left (:func:`~schedkit.milp.budget.too_large`).
    On small graphs (at most :data:`SMALL` tasks) it comes first after ``bridge_dp`` and
@@ -34,7 +38,7 @@ Examples
 >>> from schedkit.auto.profile import profile
 >>> phases = plan(profile(Problem.load("examples/hetero20.yaml")))
 >>> [(p.name, round(share(phases[k:]), 2)) for k, p in enumerate(phases)]
-[('bridge_dp', 0.8), ('exact', 0.86), ('refine', 1.0)]
+[('bridge_dp', 0.44), ('series', 0.8), ('exact', 0.86), ('refine', 1.0)]
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ class Phase:
     Attributes
     ----------
     name : str
-        ``bridge_dp``, ``exact``, ``kedge``, ``windows`` or ``refine``.
+        ``bridge_dp``, ``series``, ``exact``, ``kedge``, ``windows`` or ``refine``.
     method : str
         The registered method it runs (``milp`` for ``exact`` and for the parts of
         ``windows``; ``refine`` is the kernel's local search, not a registered method).
@@ -94,6 +98,7 @@ def plan(profile: Profile) -> list[Phase]:
     if profile.cuts:
         # (exact when it completes: it gets most of the time, and a proof ends auto)
         phases.append(Phase("bridge_dp", "bridge_dp", 28.0, split))
+        phases.append(Phase("series", "milp", 28.0, exact))
     if profile.tasks <= SMALL:
         phases.append(Phase("exact", "milp", 6.0, exact))
     else:

@@ -50,7 +50,7 @@ from schedkit.errors import SchedkitError
 from schedkit.numerics import shorter
 from schedkit.problem import Problem
 from schedkit.schedule import Result, Schedule
-from schedkit.timing import placement_indices
+from schedkit.timing import TimingRules, placement_indices
 
 __all__ = ["window_search", "window_part", "WINDOW_TASKS"]
 
@@ -65,7 +65,7 @@ MARGIN = 0.2
 
 def window_search(problem: Problem, schedule: Schedule, seconds: float,
                   solve: Callable[[Problem, float, Schedule | None], Result],
-                  size: int = WINDOW_TASKS) -> Schedule | None:
+                  size: int = WINDOW_TASKS, rules: TimingRules | None = None) -> Schedule | None:
     """``schedule`` improved by windows re-solved exactly (see the module), or ``None``.
 
     Parameters
@@ -80,6 +80,9 @@ def window_search(problem: Problem, schedule: Schedule, seconds: float,
         on a part, started from ``start`` (the incumbent's window, a schedule of the part, or ``None``).
     size : int
         Tasks per window.
+    rules : TimingRules, optional
+        The formulation's timing rules: the stitched schedules' transfers wait for channels
+        or ports as they say (without, a stitched schedule may break ``congestion``).
 
     Returns
     -------
@@ -103,7 +106,7 @@ def window_search(problem: Problem, schedule: Schedule, seconds: float,
             before, after = set(order[:begin]), set(order[begin + size:])
             # (an equal share of the time left for each window left in this pass)
             seconds_for = min(left - MARGIN, max(LEAST_SECONDS, left / (len(begins) - k)))
-            found = _window(problem, best, window, before, after, solve, seconds_for)
+            found = _window(problem, best, window, before, after, solve, seconds_for, rules)
             if found is not None and shorter(found.makespan, best.makespan):
                 best, improved = found, True
     return None if best is schedule else best
@@ -121,11 +124,11 @@ def _start_order(problem: Problem, schedule: Schedule) -> list[int]:
     return sorted(range(len(problem.tasks)), key=lambda i: (key[i], position[i]))
 
 
-def _window(problem, schedule, window, before, after, solve, seconds) -> Schedule | None:
+def _window(problem, schedule, window, before, after, solve, seconds, rules=None) -> Schedule | None:
     """The incumbent with ``window`` re-solved (``None`` when the part finds nothing)."""
     try:
         part = window_part(problem, schedule, window, before, after)
-        result = solve(part, seconds, _part_start(problem, schedule, part, window))
+        result = solve(part, seconds, _part_start(problem, schedule, part, window, rules))
     except SchedkitError:  # (the part cannot be made or solved: the window is left as it is)
         return None
     if result.schedule is None:
@@ -139,12 +142,13 @@ def _window(problem, schedule, window, before, after, solve, seconds) -> Schedul
     orders = [[i for i in order if i in before] + mine[d] + [i for i in order if i in after]
               for d, order in enumerate(orders_by_start(problem, schedule))]
     try:
-        return stitch(problem, device_of, orders, schedule.method)
+        return stitch(problem, device_of, orders, schedule.method, rules)
     except SchedkitError:  # (orders the graph contradicts: not a candidate)
         return None
 
 
-def _part_start(problem: Problem, schedule: Schedule, part: Problem, window: list[int]) -> Schedule | None:
+def _part_start(problem: Problem, schedule: Schedule, part: Problem, window: list[int],
+                rules: TimingRules | None = None) -> Schedule | None:
     """The incumbent's window as a schedule of its part: the exact method starts from it."""
     incumbent = placement_indices(problem, schedule)
     device_of = [incumbent[i] for i in window] + \
@@ -156,7 +160,7 @@ def _part_start(problem: Problem, schedule: Schedule, part: Problem, window: lis
         if part.durations[k][device_of[k]] > 0:
             (orders[device_of[k]].append if part.tasks[k].startswith("~busy") else mine[device_of[k]].append)(k)
     try:
-        return stitch(part, device_of, [o + m for o, m in zip(orders, mine)], schedule.method)
+        return stitch(part, device_of, [o + m for o, m in zip(orders, mine)], schedule.method, rules)
     except SchedkitError:
         return None
 

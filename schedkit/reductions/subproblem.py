@@ -31,7 +31,7 @@ from typing import Iterable, Sequence
 from schedkit.problem import Problem
 from schedkit.problem.network import Payload
 from schedkit.schedule import Schedule
-from schedkit.timing import device_orders, fixed_order_times, to_schedule
+from schedkit.timing import TimingRules, device_orders, fixed_order_times, to_schedule
 
 __all__ = ["spec_data", "task_row", "edge_row", "heavier", "sub_problem", "stitch", "orders_by_start",
            "remaining_capacities"]
@@ -168,13 +168,18 @@ def orders_by_start(problem: Problem, schedule: Schedule, tasks: dict[str, int] 
 
 
 def stitch(problem: Problem, device_of: Sequence[int], orders: Sequence[Sequence[int]],
-           method: str) -> Schedule:
+           method: str, rules: TimingRules | None = None) -> Schedule:
     """The left-shifted schedule of ``problem`` with each task on ``device_of[i]`` and the
-    tasks of every device in the order ``orders[d]``.
+    tasks of every device in the order ``orders[d]``; under a formulation's ``rules`` whose
+    transfers wait for channels or ports, each task's inputs booked into their earliest free
+    slots as it is timed (without, transfers are delays, and a schedule judged by such a
+    formulation may overlap two transfers on a port).
 
     Raises :class:`~schedkit.errors.ScheduleError` when the orders contradict the task graph.
     """
-    return to_schedule(problem, device_of, fixed_order_times(problem, device_of, orders), method)
+    transfers = None if rules is None else rules.transfers(problem)
+    return to_schedule(problem, device_of, fixed_order_times(problem, device_of, orders, transfers), method,
+                       transfers)
 
 
 def remaining_capacities(problem: Problem, device_of: dict[int, int] | Sequence[int],

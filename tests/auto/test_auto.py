@@ -136,10 +136,10 @@ def _shape(**changes):
 
 @pytest.mark.parametrize("changes, phases", [
     ({}, ["kedge", "exact", "windows", "refine"]),
-    ({"cuts": 12}, ["bridge_dp", "kedge", "exact", "windows", "refine"]),
+    ({"cuts": 12}, ["bridge_dp", "series", "kedge", "exact", "windows", "refine"]),
     ({"tasks": 30_000}, ["kedge", "exact", "refine"]),
     ({"tasks": 60}, ["exact", "refine"]),
-    ({"tasks": 60, "cuts": 3}, ["bridge_dp", "exact", "refine"]),
+    ({"tasks": 60, "cuts": 3}, ["bridge_dp", "series", "exact", "refine"]),
     ({"inputs": 8}, ["exact"]),
 ])
 def test_the_plan_follows_the_structure(changes, phases):

@@ -57,3 +57,18 @@ def test_auto_runs_windows_on_a_larger_graph():
 
     p = Problem.from_dict(layered(40, 10, 0.2, 0.1, 4, 0))
     assert "windows" in [phase.name for phase in plan(profile(p))]
+
+
+
+def test_under_ports_a_window_search_returns_a_schedule_that_waits_for_them():
+    from schedkit.semantics import get_formulation
+
+    moirai = get_formulation("moirai")
+    p = Problem.from_dict(layered(5, 4, 0.5, 0.5, 3, 2))
+    start = METHODS.get("heft")(formulation="moirai").solve(p)
+
+    def solve(part, seconds, s):
+        return METHODS.get("milp")(formulation="moirai", time_limit=seconds, start=s, threads=1).result(part)
+
+    better = window_search(p, start, 6, solve, size=8, rules=moirai.timing_rules(p))
+    assert better is None or (not violations(p, better, moirai.blocks) and better.makespan < start.makespan)

@@ -27,3 +27,20 @@ def test_a_coarse_edge_takes_the_longer_time_of_the_edges_it_stands_for():
     (_, _, size), = q.edges
     assert q.comm_time(size, 0, 1) == 9          # a's own time beats b's 6 / 2
     assert q.comm_time(size, 1, 0) == 6 / 2      # b's size beats a's 4 / 2
+
+
+def test_stitch_under_ports_books_transfers_one_after_the_other():
+    from schedkit.reductions.subproblem import stitch
+    from schedkit.semantics import get_formulation
+    from schedkit.validate import violations
+
+    moirai = get_formulation("moirai")
+    p = Problem.from_dict({"devices": [{"name": "a"}, {"name": "b"}],
+                           "links": [{"src": "a", "dst": "b", "bandwidth": 1}],
+                           "tasks": [{"name": "s", "durations": {"a": 1}}, {"name": "x", "durations": {"b": 1}},
+                                     {"name": "y", "durations": {"b": 1}}],
+                           "edges": [{"src": "s", "dst": "x", "size": 2}, {"src": "s", "dst": "y", "size": 2}]})
+    orders = [[0], [1, 2]]
+    assert violations(p, stitch(p, [0, 1, 1], orders, "m"), moirai.blocks)   # (two sends at once on a's port)
+    schedule = stitch(p, [0, 1, 1], orders, "m", moirai.timing_rules(p))
+    assert not violations(p, schedule, moirai.blocks) and schedule.makespan == 6.0

@@ -1,0 +1,257 @@
+"""A chain of modules solved exactly one module at a time: ``auto``'s bound (and schedule) where ``bridge_dp`` cannot go.
+
+Where the task graph narrows to one task or one edge that every path crosses
+(:func:`~schedkit.decompositions.bridge_dp.chain_cuts`), the modules between the cuts run one
+after the other in every schedule: a module's tasks follow its entry and precede its exit, and
+so do its transfers (a transfer ends before its destination starts and starts after its source
+ends). Transfers that wait for channels or ports (``channels``, ``congestion``) therefore never
+meet the transfers of another module, and the makespan is the sum of the modules' windows
+(plus the transfer of each bridge). ``bridge_dp`` solves every (entry device, exit device)
+pair of every module; with transfers as tasks it refuses the formulation (its stitching times
+transfers as delays), and on MOIRAI's GoogLeNet (9 modules of 14 tasks, 4 devices) its 144
+pairs take minutes. :func:`series_search` solves far fewer:
+
+1. every module once with both ends **free** (the entry, or its twin for an articulation
+   task, may sit on any device it allows). Its optimum is the least window over every
+   pair: the sum of these bounds is a lower bound of the whole problem, and its schedule
+   is the exact answer for its own pair;
+2. a dynamic program over the cut devices (:func:`~schedkit.auto.series_chain.program`),
+   each pair valued by the best bound known, picks the chain of pairs of least total, ties
+   to the pairs already solved; each open pair of that chain is solved again with one end
+   pinned where the other end is the free optimum's (one solve bounds every pair with that
+   end), else both, and the program runs again. It stops when the chain's pairs are closed
+   (bound = value: the total is the optimum, proven), when they were all asked already, or
+   at the deadline. Its least total is a lower bound at every round. A part that gets no
+   time still has :func:`~schedkit.problem.bounds.split_bound`, and every solved part is
+   bounded by it too.
+
+The schedules (:func:`~schedkit.auto.series_chain.schedules`): the best chain of solved
+pairs, each module shifted to where the one before it ends and re-timed exactly on the whole
+problem under the formulation's timing rules; and a chain that lets the devices at a cut
+disagree (the data then travel), the incumbent's own modules among the choices. The caller
+checks them like every phase's.
+
+Measured on MOIRAI's GoogLeNet under ``-f moirai`` (2 cores shared by eight sessions, 60 s
+for ``auto``): the series bound 1.2278 where the whole model's was 0.913 (best schedule about
+1.27-1.36).
+
+Examples
+--------
+>>> from schedkit import Problem
+>>> from schedkit.methods import METHODS
+>>> from schedkit.semantics import get_formulation
+>>> p = Problem.load("examples/tiny.yaml")
+>>> rules = get_formulation("moirai").timing_rules(p)
+>>> milp = lambda part, seconds: METHODS.get("milp")(formulation="moirai", time_limit=seconds).result(part)
+>>> found = series_search(p, milp, 20, rules)
+>>> found.proven, round(found.bound, 4), round(min(s.makespan for s in found.schedules), 4)
+(True, 4.5163, 4.5163)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from schedkit.errors import SchedkitError
+from schedkit.numerics import closed
+from schedkit.problem import Problem
+from schedkit.problem.bounds import split_bound
+from schedkit.auto.series_chain import TWIN, Module, pair_of, pairs_of, program, schedules
+from schedkit.reductions.subproblem import edge_row, sub_problem
+from schedkit.schedule import Quality, Result, Schedule
+from schedkit.timing import TimingRules
+
+__all__ = ["SeriesFound", "series_search"]
+
+#: A module's solve is given at least this many seconds (the exact race's start-up).
+LEAST_SECONDS = 0.5
+#: No search when a module has more tasks: the exact solves of the modules would take the
+#: whole budget (MOIRAI's Inception-v4 under ``-f moirai``: modules of 32 tasks, 11 s each for
+#: CP-SAT to prove on two shared cores, 28 modules; GoogLeNet's of 15 tasks: 3 s each).
+MAX_MODULE_TASKS = 24
+
+
+@dataclass
+class SeriesFound:
+    """What :func:`series_search` found.
+
+    Attributes
+    ----------
+    bound : float or None
+        A lower bound on the makespan of every schedule of the problem (``None``: some
+        module got no bound).
+    schedules : list of Schedule
+        Stitched schedules, not yet validated: the best chain of solved pairs, and every
+        module's best schedule whatever its pair, re-timed together.
+    proven : bool
+        The bound equals a schedule's makespan: that schedule, when valid, is optimal.
+    modules : int
+        Modules of the chain.
+    solves : int
+        Module parts solved.
+    """
+
+    bound: float | None
+    proven: bool
+    modules: int
+    solves: int = 0
+    schedules: list = field(default_factory=list)
+
+
+def series_search(problem: Problem, solve: Callable[[Problem, float], Result], seconds: float | None,
+                  rules: TimingRules, start: Schedule | None = None) -> SeriesFound | None:
+    """The chain's bound and schedule (see the module), or ``None`` when the graph has no cut
+    or a module has more than :data:`MAX_MODULE_TASKS` tasks.
+
+    Parameters
+    ----------
+    problem : Problem
+    solve : callable
+        ``solve(part, seconds)``: the exact method's result on a module's part.
+    seconds : float or None
+        At most this long (``None``: a minute).
+    rules : TimingRules
+        The formulation's timing rules, for the stitched schedule.
+    start : Schedule, optional
+        A valid schedule (the incumbent): the modules no solve reached keep its devices and
+        orders in the joined schedule.
+    """
+    from schedkit.decompositions.bridge_dp import chain_cuts, modules  # (a plug-in: imported when used)
+
+    cuts = chain_cuts(problem)
+    if not cuts:
+        return None
+    groups, cuts = modules(problem, cuts)
+    if len(groups) < 2 or max(len(g) for g in groups) > MAX_MODULE_TASKS:
+        return None
+    chain = []
+    for t, tasks in enumerate(groups):
+        before = cuts[t - 1] if t > 0 else None
+        chain.append(Module(tasks, None if before is None else before.head, bool(before and before.twin),
+                             None if t == len(cuts) else cuts[t].tail))
+    deadline = time.perf_counter() + (60.0 if seconds is None else seconds)
+    found = SeriesFound(None, False, len(chain))
+    weights = [len(m.tasks) ** 2 for m in chain]
+    took: dict[int, float] = {}     # (module -> its quickest solve: what one more costs at least)
+    for t, module in enumerate(chain):
+        left = deadline - time.perf_counter()
+        limit = max(LEAST_SECONDS, left * weights[t] / sum(weights[t:]))
+        began = time.perf_counter()
+        # (no time for a solve: the part's combinatorial bound alone, which needs none)
+        result, floor = _solve(problem, module, t, None, None, solve if left > LEAST_SECONDS else None, limit)
+        took[t] = time.perf_counter() - began
+        found.solves += result is not None
+        module.free = floor
+        _learn(problem, module, result, None, floor)
+    out_of_time = False
+    while True:
+        (total, _), picked = program(problem, chain, _least)
+        found.bound = max(found.bound or 0.0, total)
+        asks = [(t, _ask(chain[t], pair)) for t, pair in enumerate(picked) if not _closed(chain[t], pair)]
+        asks = [(t, ask) for t, ask in asks if ask is not None]
+        if not asks or out_of_time:
+            break           # (the chain's pairs closed, or solved as far as their time allowed)
+        for k, (t, (side, device)) in enumerate(asks):
+            left = deadline - time.perf_counter()
+            if left < max(LEAST_SECONDS, took[t]):
+                out_of_time = True
+                break
+            began = time.perf_counter()
+            result, floor = _solve(problem, chain[t], t, side, device, solve,
+                                   max(LEAST_SECONDS, left / (len(asks) - k)))
+            took[t] = min(took[t], time.perf_counter() - began)
+            found.solves += 1
+            _learn(problem, chain[t], result, (side, device), floor)
+    found.schedules = schedules(problem, chain, rules, start)
+    found.proven = any(closed(s.makespan, found.bound) for s in found.schedules)
+    return found
+
+
+def _learn(problem: Problem, module: Module, result: Result | None, ask, floor: float) -> None:
+    """What a solve (``ask``: ``None`` both ends free, ``("entry", u)``, ``("exit", v)`` or
+    ``("pair", (u, v))``) says of the module's pairs: a bound for every pair it covers (the
+    solver's or the part's ``floor``, the larger), and its schedule's own pair's value."""
+    module.asked.add(ask)
+    bound = floor
+    if result is not None:
+        bound = math.inf if result.quality is Quality.INFEASIBLE else max(floor, _bound(result) or 0.0)
+    if ask is None:
+        module.free = bound
+    for pair in pairs_of(problem, module):
+        if _covers(ask, pair):
+            module.low[pair] = max(module.low.get(pair, module.free), bound)
+    if result is not None and result.schedule is not None:
+        pair = pair_of(problem, module, result.schedule)
+        if result.objective < module.pairs.get(pair, (math.inf,))[0]:
+            module.pairs[pair] = (result.objective, result.schedule)
+        if result.quality is Quality.OPTIMAL:   # (the least over what it covers: exact for its own pair)
+            module.low[pair] = max(module.low.get(pair, module.free), result.objective)
+
+
+def _covers(ask, pair) -> bool:
+    if ask is None:
+        return True
+    side, device = ask
+    return {"entry": pair[0] == device, "exit": pair[1] == device, "pair": pair == device}[side]
+
+
+def _least(module: Module, pair) -> tuple[float, int]:
+    """A pair's bound, and 1 when it is open (ties go to closed pairs)."""
+    return module.low.get(pair, module.free), 0 if _closed(module, pair) else 1
+
+
+def _closed(module: Module, pair) -> bool:
+    return pair in module.pairs and closed(module.pairs[pair][0], module.low.get(pair, module.free))
+
+
+def _ask(module: Module, pair):
+    """The next solve for an open ``pair``: one end pinned where the other is where the free
+    optimum put it (it may close many pairs at once), else both; ``None``: asked already."""
+    best = min(module.pairs.items(), key=lambda item: item[1][0], default=None)
+    u, v = pair
+    for ask in ((("exit", v) if best is not None and best[0][0] == u and v is not None else None),
+                (("entry", u) if best is not None and best[0][1] == v and u is not None else None),
+                ("pair", pair)):
+        if ask is not None and ask not in module.asked:
+            return ask
+    return None
+
+
+def _bound(result: Result) -> float | None:
+    return result.objective if result.quality is Quality.OPTIMAL else result.bound
+
+
+def _solve(problem: Problem, module: Module, t: int, side, device, solve, limit: float) -> tuple[Result | None, float]:
+    """The module's part solved (``solve`` None: not solved), and its
+    :func:`~schedkit.problem.bounds.split_bound`: both ends free (``side`` None), or its
+    ``entry``, its ``exit`` or both (``pair``, ``device`` a pair) pinned."""
+    pins, extra_tasks, extra_edges = {}, [], []
+    u = device if side == "entry" else device[0] if side == "pair" else None
+    v = device if side == "exit" else device[1] if side == "pair" else None
+    if module.twin:
+        x = module.entry
+        twin = problem.tasks[x] + TWIN
+        extra_tasks = [{"name": twin, "durations": {problem.devices[d]: 0.0
+                                                    for d in (problem.allowed[x] if u is None else [u])}}]
+        extra_edges = [edge_row(problem, twin, problem.tasks[j], size) for j, size in problem.succs[x]]
+    elif module.entry is not None and u is not None:
+        pins[module.entry] = [u]
+    if module.exit is not None and v is not None:
+        pins[module.exit] = sorted(set(pins.get(module.exit, [v])) & {v})
+    try:
+        part = sub_problem(problem, module.tasks, f"{problem.name}/series{t + 1}", pins=pins,
+                           extra_tasks=extra_tasks, extra_edges=extra_edges)
+    except SchedkitError:   # (the pins leave an edge without a linked pair: no such pair)
+        return None, math.inf
+    floor = split_bound(part)
+    if solve is None:
+        return None, floor
+    try:
+        return solve(part, limit), floor
+    except SchedkitError:
+        return None, floor
+
+

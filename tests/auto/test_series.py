@@ -1,0 +1,129 @@
+"""auto's series search: its bound never exceeds the optimum, its schedules are valid, and
+auto names it when its bound is the best; the split bound holds on every schedule."""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import schedkit
+from schedkit import Problem
+from schedkit.auto.series import series_search
+from schedkit.methods import METHODS
+from schedkit.problem.bounds import lower_bound, split_bound
+from schedkit.semantics import get_formulation
+from schedkit.validate import violations
+
+MOIRAI = get_formulation("moirai")
+
+
+@st.composite
+def chains(draw):
+    """A chain of 2-3 modules between articulation tasks, on 2-3 linked devices; each module
+    one to three tasks in parallel, sometimes joined by an edge."""
+    m = draw(st.integers(2, 3))
+    devices = [{"name": f"d{k}"} for k in range(m)]
+    links = [{"src": f"d{u}", "dst": f"d{v}", "bandwidth": draw(st.sampled_from([0.5, 1, 2])),
+              "bidirectional": False} for u in range(m) for v in range(m) if u != v]
+    dur = st.integers(0, 5)
+    tasks, edges = [], []
+
+    def task(name):
+        tasks.append({"name": name, "durations": {f"d{k}": draw(dur) for k in range(m)}})
+
+    size = st.sampled_from([0, 1, 2, 4])
+    task("a0")
+    for k in range(draw(st.integers(2, 3))):
+        middle = [f"m{k}_{j}" for j in range(draw(st.integers(1, 3)))]
+        for name in middle:
+            task(name)
+            edges.append({"src": f"a{k}", "dst": name, "size": draw(size)})
+            edges.append({"src": name, "dst": f"a{k + 1}", "size": draw(size)})
+        if len(middle) > 1 and draw(st.booleans()):
+            edges.append({"src": middle[0], "dst": middle[1], "size": draw(size)})
+        task(f"a{k + 1}")
+    return Problem.from_dict({"devices": devices, "links": links, "tasks": tasks, "edges": edges})
+
+
+def _exact(problem):
+    result = METHODS.get("milp")(formulation="moirai", solver="highs", threads=1, time_limit=60).result(problem)
+    assert result.status == "optimal"
+    return result.objective
+
+
+def _solve(part, seconds):
+    return METHODS.get("milp")(formulation="moirai", solver="highs", threads=1, time_limit=seconds).result(part)
+
+
+@settings(max_examples=12, deadline=None)
+@given(chains())
+def test_the_series_bound_never_exceeds_the_optimum_and_its_schedules_are_valid(problem):
+    optimum = _exact(problem)
+    found = series_search(problem, _solve, 60, MOIRAI.timing_rules(problem))
+    assert found is not None and found.modules >= 2
+    assert found.bound <= optimum + 1e-6
+    for schedule in found.schedules:
+        assert not violations(problem, schedule, MOIRAI.blocks)
+        assert schedule.makespan >= optimum - 1e-6
+    if found.proven:
+        assert min(s.makespan for s in found.schedules) == pytest.approx(optimum, abs=1e-6)
+
+
+@settings(max_examples=12, deadline=None)
+@given(chains())
+def test_with_time_for_every_pair_the_search_proves_the_optimum(problem):
+    # (every module small: each free or pinned solve is proven, so the chain's pairs close)
+    found = series_search(problem, _solve, 120, MOIRAI.timing_rules(problem))
+    assert found.proven
+    assert found.bound == pytest.approx(_exact(problem), abs=1e-6)
+
+
+@settings(max_examples=15, deadline=None)
+@given(chains())
+def test_the_split_bound_never_exceeds_the_optimum(problem):
+    assert split_bound(problem) <= _exact(problem) + 1e-9
+
+
+def test_the_split_bound_is_zero_on_a_graph_in_two_pieces():
+    p = Problem.from_dict({"devices": [{"name": "a"}, {"name": "b"}],
+                           "links": [{"src": "a", "dst": "b", "bandwidth": 1}],
+                           "tasks": [{"name": "x", "work": 3}, {"name": "y", "work": 3}]})
+    assert split_bound(p) == 0.0      # (x on a, y on b: 3, with no edge between them)
+
+
+def test_a_graph_without_a_cut_has_no_series():
+    p = Problem.from_dict({"devices": [{"name": "a"}, {"name": "b"}],
+                           "links": [{"src": "a", "dst": "b", "bandwidth": 1}],
+                           "tasks": [{"name": f"t{k}", "work": 1} for k in range(4)],
+                           "edges": [{"src": "t0", "dst": "t1"}, {"src": "t0", "dst": "t2"},
+                                     {"src": "t1", "dst": "t3"}, {"src": "t2", "dst": "t3"},
+                                     {"src": "t1", "dst": "t2"}, {"src": "t0", "dst": "t3"}]})
+    assert series_search(p, _solve, 5, MOIRAI.timing_rules(p)) is None
+
+
+def test_auto_under_ports_takes_the_series_bound_and_names_it():
+    problem = _chain_of_four()
+    schedule = schedkit.solve(problem, "auto", formulation="moirai", time_limit=30, threads=1)
+    phases = {p["phase"]: p for p in schedule.phases}
+    assert "skipped" in phases["bridge_dp"]["note"] and "series" in phases
+    assert schedule.bound > lower_bound(problem) and "bound from series" in schedule.message
+    assert schedule.status == "optimal" and schedule.bound == pytest.approx(schedule.makespan)
+    assert not violations(problem, schedule, MOIRAI.blocks)
+
+
+def test_where_bridge_dp_applies_the_series_search_is_skipped():
+    schedule = schedkit.solve(_chain_of_four(), "auto", formulation="latency", time_limit=30, threads=1)
+    phases = [p["phase"] for p in schedule.phases]
+    assert "bridge_dp" in phases and "series" not in phases
+
+
+def _chain_of_four():
+    """Four diamonds in a row on three devices: transfers that queue for ports."""
+    devices = [{"name": f"d{k}"} for k in range(3)]
+    links = [{"src": f"d{u}", "dst": f"d{v}", "bandwidth": 2} for u in range(3) for v in range(u + 1, 3)]
+    tasks, edges = [{"name": "a0", "durations": {"d0": 1, "d1": 2, "d2": 2}}], []
+    for k in range(4):
+        for j, (x, y, z) in enumerate([(3, 4, 5), (4, 3, 5), (5, 5, 3)]):
+            tasks.append({"name": f"m{k}{j}", "durations": {"d0": x, "d1": y, "d2": z}})
+            edges += [{"src": f"a{k}", "dst": f"m{k}{j}", "size": 1 + j},
+                      {"src": f"m{k}{j}", "dst": f"a{k + 1}", "size": 2}]
+        tasks.append({"name": f"a{k + 1}", "durations": {"d0": 1, "d1": 1, "d2": 2}})
+    return Problem.from_dict({"devices": devices, "links": links, "tasks": tasks, "edges": edges})
