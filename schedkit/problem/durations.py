@@ -107,7 +107,16 @@ class TypeRow(Mapping):
             return False
 
     def get(self, d, default=None):
-        return self[d] if d in self else default
+        # One call, not __contains__ then __getitem__: the arrays read 3 of these per task.
+        if self.own is not None and d in self.own:
+            return self.own[d]
+        kinds = self.kinds
+        try:
+            if d >= 0 and kinds.fits[d]:
+                return self.by_type[kinds.device_type[d]]
+        except (IndexError, TypeError):
+            pass
+        return default
 
     def __iter__(self):
         return iter(self.kinds.devices)
