@@ -63,6 +63,9 @@ def per_input(task, devices, indices, table) -> dict[int, float]:
     return out
 
 
+_MISSING = object()
+
+
 class TypeRow(Mapping):
     """``durations[i]`` of a task keyed by device types: a read-only mapping device ->
     duration that resolves ``d`` to its own entry, else its type's, without a table of
@@ -90,15 +93,10 @@ class TypeRow(Mapping):
         self.own = own
 
     def __getitem__(self, d):
-        if self.own is not None and d in self.own:
-            return self.own[d]
-        kinds = self.kinds
-        try:
-            if kinds.fits[d] and d >= 0:
-                return self.by_type[kinds.device_type[d]]
-        except (IndexError, TypeError):
-            pass
-        raise KeyError(d)
+        value = self.get(d, _MISSING)
+        if value is _MISSING:
+            raise KeyError(d)
+        return value
 
     def __contains__(self, d) -> bool:
         try:
