@@ -1,6 +1,7 @@
 """The network's routes with group links are those of the per-device file they stand for, as the
 network computed them before group links existed (hypothesis; issue 29)."""
 
+import heapq
 import math
 
 import networkx as nx
@@ -8,8 +9,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedkit.problem.cluster import expanded
-from schedkit.problem.network import Network, widest_from
+from schedkit.problem.network import Network
 from schedkit.problem.loading import parse_spec
+
+
+def widest(net, source):
+    """Largest bottleneck bandwidth from ``source`` (the search as it was before group links)."""
+    best = {source: math.inf}
+    heap = [(-math.inf, source)]
+    done = set()
+    while heap:
+        neg, u = heapq.heappop(heap)
+        if u in done:
+            continue
+        done.add(u)
+        for v, data in net[u].items():
+            width = min(-neg, data["bandwidth"])
+            if width > best.get(v, 0.0):
+                best[v] = width
+                heapq.heappush(heap, (-width, v))
+    return best
 
 
 def reference(spec):
@@ -33,7 +52,7 @@ def reference(spec):
     lat = [[0.0] * m for _ in range(m)]
     linked = [[u == v for v in range(m)] for u in range(m)]
     for u in range(m):
-        for v, width in widest_from(net, u).items():
+        for v, width in widest(net, u).items():
             if v == u:
                 continue
             linked[u][v] = True

@@ -27,7 +27,8 @@ from __future__ import annotations
 import heapq
 import math
 from functools import cached_property
-from typing import TYPE_CHECKING
+from itertools import count
+from typing import TYPE_CHECKING, Iterable
 
 from schedkit.errors import ProblemError
 from schedkit.machine import ensure_fits
@@ -97,26 +98,47 @@ class Network:
         self.latency = lat
         self.linked = linked
         self.route = route
+        self._routes: dict[tuple[str, ...], tuple[str, ...]] = {}
         for u in range(m):
             if linked[u].count(True) < m:
                 self._paths_from(u)
+        self._routes.clear()
 
     def _paths_from(self, u: int) -> None:
         """Fill the row of ``u`` for the devices it reaches without a direct link."""
-        import networkx as nx
+        adjacency = self._adjacency
+        linked, inv_bw, lat, route = self.linked[u], self.inv_bandwidth[u], self.latency[u], self.route[u]
+        # No direct link: the widest path, and among the widest the least latency. One search
+        # per width serves every device of that width (a switch joins thousands so).
+        missing = [v for v, known in enumerate(linked) if not known]
+        best = widest_from(adjacency, u, missing)
+        widths = [best.get(v, 0.0) for v in missing]  # 0: unreachable
+        for width in sorted(set(widths) - {0.0}, reverse=True):
+            targets = [v for v, w in zip(missing, widths) if w == width]
+            dist, pred = least_latency(adjacency, u, width, targets)
+            inverse = 1.0 / width
+            routes = {u: ()}  # the channels to each device on the way, one tuple per route
+            shared = self._routes
+            for v in targets:
+                before, channel = pred[v]
+                if before not in routes:
+                    chain = [before]
+                    while pred[chain[-1]][0] not in routes:
+                        chain.append(pred[chain[-1]][0])
+                    for k in reversed(chain):
+                        key = routes[pred[k][0]] + (pred[k][1],)
+                        routes[k] = shared.setdefault(key, key)
+                key = routes[before] + (channel,)
+                route[v] = shared.setdefault(key, key)  # pairs of one route share its tuple
+                linked[v] = True
+                inv_bw[v] = inverse
+                lat[v] = dist[v]
 
-        net = self.graph  # made once, for the first device that needs a path
-        inv_bw, lat, linked, route = self.inv_bandwidth, self.latency, self.linked, self.route
-        for v, width in widest_from(net, u).items():
-            if linked[u][v]:
-                continue
-            linked[u][v] = True
-            # No direct link: the widest path, and among the widest the least latency.
-            wide = nx.subgraph_view(net, filter_edge=lambda a, b, w=width: net[a][b]["bandwidth"] >= w)
-            inv_bw[u][v] = 1.0 / width
-            path = nx.dijkstra_path(wide, u, v, weight="latency")
-            lat[u][v] = sum(net[a][b]["latency"] for a, b in zip(path, path[1:]))
-            route[u][v] = tuple(net[a][b]["channel"] for a, b in zip(path, path[1:]))
+    @cached_property
+    def _adjacency(self) -> list[list[tuple[int, float, float, str]]]:
+        # The graph's edges as tuples, per device in the graph's order: searched once per device.
+        net = self.graph
+        return [[(v, d["bandwidth"], d["latency"], d["channel"]) for v, d in net.adj[u].items()] for u in net]
 
     @cached_property
     def graph(self) -> nx.DiGraph:
@@ -137,22 +159,102 @@ class Network:
         return net
 
 
-def widest_from(net: nx.DiGraph, source: int) -> dict[int, float]:
-    """Largest bottleneck bandwidth from ``source`` to every reachable device."""
+def widest_from(adjacency: list, source: int, targets: Iterable[int] | None = None) -> dict[int, float]:
+    """Largest bottleneck bandwidth from ``source`` to every reachable device, or to the
+    devices of ``targets`` (the search stops as soon as theirs are final; others' may not be).
+
+    ``adjacency[u]``: the links out of ``u`` as ``(v, bandwidth, latency, channel)``.
+
+    Examples
+    --------
+    >>> widest_from([[(1, 4.0, 0.0, "a")], [(2, 2.0, 0.0, "b")], []], 0)
+    {0: inf, 1: 4.0, 2: 2.0}
+    """
     best = {source: math.inf}
     heap = [(-math.inf, source)]
     done = set()
+    wanted = set() if targets is None else set(targets)
+    unseen = -1 if targets is None else len(wanted)
+    if not unseen:
+        return best
+    lowest = 0.0  # the least of the targets' widths, once each has one (it only grows)
     while heap:
         neg, u = heapq.heappop(heap)
         if u in done:
             continue
         done.add(u)
-        for v, data in net[u].items():
-            width = min(-neg, data["bandwidth"])
+        found = []
+        for v, bandwidth, _, _ in adjacency[u]:
+            width = bandwidth if bandwidth < -neg else -neg
             if width > best.get(v, 0.0):
+                if v in wanted:
+                    unseen -= v not in best
                 best[v] = width
-                heapq.heappush(heap, (-width, v))
+                found.append((-width, v))
+        if not unseen:
+            if -neg > lowest:
+                lowest = min(map(best.__getitem__, wanted))
+            if -neg <= lowest:
+                # A path widens only through a device not yet taken, no wider than this
+                # one: the targets' widths are final.
+                break
+        for item in found:
+            heapq.heappush(heap, item)
     return best
+
+
+def least_latency(adjacency: list, source: int, width: float,
+                  targets: list[int]) -> tuple[dict[int, float], dict[int, tuple[int, str]]]:
+    """Least-latency paths from ``source`` over the links of at least ``width`` to the
+    devices of ``targets``: the latencies (final for the targets), and each device's
+    ``(previous device, channel)``.
+
+    Dijkstra's search as networkx's ``dijkstra_path`` makes it, so that paths of equal
+    latency are chosen alike: devices leave the queue by latency, then in the order they
+    entered it, and a device keeps the first path that reached it at its least latency
+    (links in the order the file first names them). It stops once no target can get a
+    shorter path: a device taken later is no nearer, and latencies are not negative.
+
+    Examples
+    --------
+    >>> adjacency = [[(1, 4.0, 1.0, "a"), (2, 1.0, 0.0, "x")], [(2, 2.0, 1.0, "b")], []]
+    >>> least_latency(adjacency, 0, 2.0, [2])
+    ({0: 0, 1: 1.0, 2: 2.0}, {1: (0, 'a'), 2: (1, 'b')})
+    """
+    seen: dict[int, float] = {source: 0}
+    pred: dict[int, tuple[int, str]] = {}
+    done = set()
+    wanted = set(targets)
+    unseen = len(wanted)
+    if not unseen:
+        return seen, pred
+    farthest = math.inf  # the largest of the targets' latencies, once each has one (it only shrinks)
+    order = count()
+    fringe = [(0, next(order), source)]
+    while fringe:
+        d, _, v = heapq.heappop(fringe)
+        if v in done:
+            continue
+        done.add(v)
+        found = []
+        for u, bandwidth, latency, channel in adjacency[v]:
+            if bandwidth < width or u in done:
+                continue
+            far = d + latency
+            if u not in seen or far < seen[u]:
+                if u in wanted:
+                    unseen -= u not in seen
+                seen[u] = far
+                found.append(u)
+                pred[u] = (v, channel)
+        if not unseen:
+            if d < farthest:
+                farthest = max(map(seen.__getitem__, wanted))
+            if d >= farthest:
+                break  # every device taken later is at least as far as this one
+        for u in found:
+            heapq.heappush(fringe, (seen[u], next(order), u))
+    return seen, pred
 
 
 class Payload(float):
@@ -202,6 +304,9 @@ def check_finite_transfers(problem) -> None:
     if not problem.edges:
         return
     i, j, size = max(problem.edges, key=lambda edge: float(edge[2]))
+    worst = max(map(max, problem.inv_bandwidth)), max(map(max, problem.latency))
+    if math.isfinite(float(size) * worst[0] + worst[1]):
+        return  # (every pair is no slower: no need to look at them one by one)
     n = len(problem.devices)
     for u in range(n):
         for v in range(n):
