@@ -313,19 +313,21 @@ class Auto(Method):
 
         state.begin("series", "milp")
         try:
-            found = series_search(problem, solve, seconds, self.formulation.timing_rules(problem), state.schedule)
+            found = series_search(problem, solve, seconds, self.formulation.timing_rules(problem), state.schedule,
+                                  self.blocks(problem))
         except SchedkitError as exc:
             state.end(note=str(exc).splitlines()[0])
             return
         if found is None:
-            state.end(note=f"no chain of modules of at most {MAX_MODULE_TASKS} tasks")
+            state.end(note="no chain of modules")
             return
         state.bound_at_least(found.bound, state.phases[-1].label)
         for schedule in found.schedules:   # (each judged by auto's blocks; the shortest valid kept)
             quality = Quality.OPTIMAL if closed(schedule.makespan, found.bound) else Quality.FEASIBLE
             state.offer(Result(termination=Termination.FINISHED, quality=quality, provenance="decomposition",
                                method="auto", schedule=schedule, bound=found.bound))
-        state.end(note=f"{found.modules} modules, {found.solves} parts solved")
+        state.end(note=f"{found.modules} modules, {found.solves} parts solved" if found.solves else
+                  f"{found.modules} modules, bounds only (a module has more than {MAX_MODULE_TASKS} tasks)")
 
     def _too_large(self, problem: Problem, seconds: float | None) -> str | None:
         # (HiGHS's size decides, not CP-SAT's: where HiGHS cannot build the model, CP-SAT alone

@@ -58,7 +58,7 @@ from typing import Callable
 from schedkit.errors import SchedkitError
 from schedkit.numerics import closed
 from schedkit.problem import Problem
-from schedkit.problem.bounds import split_bound
+from schedkit.problem.bounds import formulation_bound, lower_bound, split_bound
 from schedkit.auto.series_chain import TWIN, Module, pair_of, pairs_of, program, schedules
 from schedkit.reductions.subproblem import edge_row, sub_problem
 from schedkit.schedule import Quality, Result, Schedule
@@ -68,9 +68,10 @@ __all__ = ["SeriesFound", "series_search"]
 
 #: A module's solve is given at least this many seconds (the exact race's start-up).
 LEAST_SECONDS = 0.5
-#: No search when a module has more tasks: the exact solves of the modules would take the
-#: whole budget (MOIRAI's Inception-v4 under ``-f moirai``: modules of 32 tasks, 11 s each for
-#: CP-SAT to prove on two shared cores, 28 modules; GoogLeNet's of 15 tasks: 3 s each).
+#: No solve when a module has more tasks, only the parts' combinatorial bounds: the exact
+#: solves of the modules would take the whole budget (MOIRAI's Inception-v4 under ``-f moirai``:
+#: modules of 32 tasks, 11 s each for CP-SAT to prove on two shared cores, 28 modules;
+#: GoogLeNet's of 15 tasks: 3 s each).
 MAX_MODULE_TASKS = 24
 
 
@@ -102,9 +103,10 @@ class SeriesFound:
 
 
 def series_search(problem: Problem, solve: Callable[[Problem, float], Result], seconds: float | None,
-                  rules: TimingRules, start: Schedule | None = None) -> SeriesFound | None:
-    """The chain's bound and schedule (see the module), or ``None`` when the graph has no cut
-    or a module has more than :data:`MAX_MODULE_TASKS` tasks.
+                  rules: TimingRules, start: Schedule | None = None, blocks: list | None = None) -> SeriesFound | None:
+    """The chain's bound and schedule (see the module), or ``None`` when the graph has no cut.
+    With a module of more than :data:`MAX_MODULE_TASKS` tasks, nothing is solved: the bound
+    is the sum of the parts' combinatorial bounds (:func:`_floor`), and there is no schedule.
 
     Parameters
     ----------
@@ -118,6 +120,9 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
     start : Schedule, optional
         A valid schedule (the incumbent): the modules no solve reached keep its devices and
         orders in the joined schedule.
+    blocks : list of Block, optional
+        The formulation's blocks, for the parts' combinatorial bounds (default: the problem's
+        own semantics, transfers as delays at least).
     """
     from schedkit.decompositions.bridge_dp import chain_cuts, modules  # (a plug-in: imported when used)
 
@@ -125,8 +130,10 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
     if not cuts:
         return None
     groups, cuts = modules(problem, cuts)
-    if len(groups) < 2 or max(len(g) for g in groups) > MAX_MODULE_TASKS:
+    if len(groups) < 2:
         return None
+    if max(len(g) for g in groups) > MAX_MODULE_TASKS:
+        solve = None
     chain = []
     for t, tasks in enumerate(groups):
         before = cuts[t - 1] if t > 0 else None
@@ -141,7 +148,8 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
         limit = max(LEAST_SECONDS, left * weights[t] / sum(weights[t:]))
         began = time.perf_counter()
         # (no time for a solve: the part's combinatorial bound alone, which needs none)
-        result, floor = _solve(problem, module, t, None, None, solve if left > LEAST_SECONDS else None, limit)
+        result, floor = _solve(problem, module, t, None, None, solve if left > LEAST_SECONDS else None, limit,
+                               blocks)
         took[t] = time.perf_counter() - began
         found.solves += result is not None
         module.free = floor
@@ -152,7 +160,7 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
         found.bound = max(found.bound or 0.0, total)
         asks = [(t, _ask(chain[t], pair)) for t, pair in enumerate(picked) if not _closed(chain[t], pair)]
         asks = [(t, ask) for t, ask in asks if ask is not None]
-        if not asks or out_of_time:
+        if not asks or out_of_time or solve is None:
             break           # (the chain's pairs closed, or solved as far as their time allowed)
         for k, (t, (side, device)) in enumerate(asks):
             left = deadline - time.perf_counter()
@@ -161,7 +169,7 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
                 break
             began = time.perf_counter()
             result, floor = _solve(problem, chain[t], t, side, device, solve,
-                                   max(LEAST_SECONDS, left / (len(asks) - k)))
+                                   max(LEAST_SECONDS, left / (len(asks) - k)), blocks)
             took[t] = min(took[t], time.perf_counter() - began)
             found.solves += 1
             _learn(problem, chain[t], result, (side, device), floor)
@@ -220,14 +228,29 @@ def _ask(module: Module, pair):
     return None
 
 
+def _floor(part: Problem, blocks: list | None) -> float:
+    """A part's bound without a solver: the problem's bounds for the formulation
+    (:func:`~schedkit.problem.bounds.formulation_bound`: critical path, load, ...) and, where
+    the formulation delays edges by their data, :func:`~schedkit.problem.bounds.split_bound`.
+    Summed over the modules they exceed the whole problem's (Inception-v4: 6.85 against 6.27):
+    the critical path of one module and the load of the next both count."""
+    if blocks is None:
+        return max(lower_bound(part), split_bound(part))
+    found = formulation_bound(part, blocks)
+    if any(block.edge_delays() for block in blocks):
+        found = max(found, split_bound(part))
+    return found
+
+
 def _bound(result: Result) -> float | None:
     return result.objective if result.quality is Quality.OPTIMAL else result.bound
 
 
-def _solve(problem: Problem, module: Module, t: int, side, device, solve, limit: float) -> tuple[Result | None, float]:
-    """The module's part solved (``solve`` None: not solved), and its
-    :func:`~schedkit.problem.bounds.split_bound`: both ends free (``side`` None), or its
-    ``entry``, its ``exit`` or both (``pair``, ``device`` a pair) pinned."""
+def _solve(problem: Problem, module: Module, t: int, side, device, solve, limit: float,
+           blocks: list | None = None) -> tuple[Result | None, float]:
+    """The module's part solved (``solve`` None: not solved), and its :func:`_floor`: both
+    ends free (``side`` None), or its ``entry``, its ``exit`` or both (``pair``, ``device`` a
+    pair) pinned."""
     pins, extra_tasks, extra_edges = {}, [], []
     u = device if side == "entry" else device[0] if side == "pair" else None
     v = device if side == "exit" else device[1] if side == "pair" else None
@@ -246,7 +269,7 @@ def _solve(problem: Problem, module: Module, t: int, side, device, solve, limit:
                            extra_tasks=extra_tasks, extra_edges=extra_edges)
     except SchedkitError:   # (the pins leave an edge without a linked pair: no such pair)
         return None, math.inf
-    floor = split_bound(part)
+    floor = _floor(part, blocks)
     if solve is None:
         return None, floor
     try:

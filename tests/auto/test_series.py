@@ -127,3 +127,18 @@ def _chain_of_four():
                       {"src": f"m{k}{j}", "dst": f"a{k + 1}", "size": 2}]
         tasks.append({"name": f"a{k + 1}", "durations": {"d0": 1, "d1": 1, "d2": 2}})
     return Problem.from_dict({"devices": devices, "links": links, "tasks": tasks, "edges": edges})
+
+
+@settings(max_examples=10, deadline=None)
+@given(chains())
+def test_with_modules_too_large_to_solve_the_bound_comes_from_the_parts_alone(problem):
+    import schedkit.auto.series as series
+
+    kept = series.MAX_MODULE_TASKS
+    series.MAX_MODULE_TASKS = 0     # (every module is too large to solve)
+    try:
+        found = series_search(problem, _solve, 60, MOIRAI.timing_rules(problem), blocks=MOIRAI.blocks)
+    finally:
+        series.MAX_MODULE_TASKS = kept
+    assert found.solves == 0 and found.schedules == []      # (no part solved, no incumbent given)
+    assert 0 <= found.bound <= _exact(problem) + 1e-9
