@@ -114,7 +114,7 @@ def test_among_group_links_the_widest_then_the_least_latency_then_the_first():
 
 
 def test_the_network_makes_no_graph_when_every_pair_is_linked_directly():
-    data = parse_platform(nodes(nodes=3, gpus=2)).retarget({"tasks": [{"name": "t", "work": 1}]})
+    data = parse_platform(nodes(nodes=3, gpus=2, network="pairs")).retarget({"tasks": [{"name": "t", "work": 1}]})
     p = Problem.from_dict(data)
     assert "graph" not in p._network.__dict__
     assert p.network.number_of_edges() == 6 * 5                       # built when asked
@@ -177,7 +177,7 @@ def _per_gpu_links(data: dict, bandwidth: float, latency: float, network: tuple)
 def test_platform_nodes_with_group_links_solves_as_its_links_per_gpu_did():
     from schedkit.generators import rwnn
 
-    platform = parse_platform(nodes(nodes=2, gpus=2))
+    platform = parse_platform(nodes(nodes=2, gpus=2, network="pairs"))
     data = platform.retarget(rwnn(modules=1, nodes=6, seed=3))
     assert {d["type"] for d in data["devices"]} == {"gpu"}
     assert all(list(t["durations"]) == ["gpu"] for t in data["tasks"])
@@ -204,7 +204,7 @@ def test_convert_onnx_keys_durations_by_type_when_the_platform_states_types(tmp_
                                helper.make_node("Sigmoid", ["h"], ["y"], name="gate")], "mlp", [x], [y])
     model = tmp_path / "mlp.onnx"
     onnx.save(helper.make_model(graph), model)
-    typed = nodes(nodes=2, gpus=2)
+    typed = nodes(nodes=2, gpus=2, network="pairs")
     untyped = copy.deepcopy(typed)
     for d in untyped["devices"]:
         del d["type"]

@@ -39,7 +39,7 @@ def test_an_rwnn_on_identical_servers_with_each_ordering(tmp_path, capsys):
     assert main(["generate", "rwnn", "--modules", "1", "--nodes", "6", "--seed", "1", "--platform", str(devices),
                  "-o", str(net)]) == 0
     problem = Problem.load(net)
-    assert problem.devices == ["n0_gpu0", "n0_gpu1", "n1_gpu0", "n1_gpu1"]
+    assert problem.devices == ["n0_gpu0", "n0_gpu1", "n1_gpu0", "n1_gpu1", "switch"]   # (the switch runs no task)
     assert device_groups(problem) == {"n0": [0, 1], "n1": [2, 3]}
     makespans = {}
     for by in (None, "tasks", "batches", "busy_time"):

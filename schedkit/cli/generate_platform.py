@@ -23,7 +23,7 @@ __all__ = ["PLATFORM_KINDS", "add_platform_kind", "run_generate_platform"]
 PLATFORM_KINDS = ("nodes", "diviml")
 #: Flags of ``generate platform`` that only one kind takes: flag -> its kinds (None: the default).
 _PLATFORM_FLAGS = {"cpus": (None,), "cpu_model": (None,), "nodes": ("nodes",), "gpus": (None, "nodes"),
-                   "network_bandwidth": ("nodes",), "network_latency": ("nodes",)}
+                   "network_bandwidth": ("nodes",), "network_latency": ("nodes",), "network": ("nodes",)}
 
 
 def add_platform_kind(kinds: Any) -> argparse.ArgumentParser:
@@ -45,7 +45,7 @@ def add_platform_kind(kinds: Any) -> argparse.ArgumentParser:
     >>> args.platform_kind, args.nodes, args.gpus
     ('nodes', 6, 4)
     """
-    from schedkit.generators.platform import CPU_MODELS, GPU_LINKS, GPU_MODELS, NETWORK
+    from schedkit.generators.platform import CPU_MODELS, GPU_LINKS, GPU_MODELS, NETWORK, NETWORKS
 
     p = kinds.add_parser(
         "platform", help="a devices file (rooflines and links) for 'convert onnx --platform' "
@@ -56,11 +56,14 @@ def add_platform_kind(kinds: Any) -> argparse.ArgumentParser:
                     "KIND 'nodes': --nodes identical servers of --gpus identical GPUs (n0_gpu0, "
                     "n0_gpu1, ...), each server's GPUs one group (interchangeable, for the "
                     "'symmetry' block), joined inside a server by --gpu-link and between servers "
-                    "by a slower network (--network-bandwidth, --network-latency; the links "
-                    "between two servers share one channel). A devices file has no tasks: "
-                    "KIND 'diviml': DiviML's A100, T4 and CPU on PCIe 4.0 x16, at the relative speeds of "
-                    "its Table II (batch times: 'generate rwnn --inputs L'). "
-                    "'schedkit generate rwnn --platform FILE' puts a randomly wired network on it, "
+                    "by a slower network (--network-bandwidth, --network-latency): each server "
+                    "linked once to a switch, a device that runs no task, with half the latency "
+                    "on each hop (a file linear in servers: 128 x 8 GPUs in about 1,300 lines), "
+                    "or with --network pairs a link per pair of servers (quadratic; the same "
+                    "transfer times, a channel per pair of servers under congestion instead of "
+                    "one per server). KIND 'diviml': DiviML's A100, T4 and CPU on PCIe 4.0 x16, at "
+                    "the relative speeds of its Table II (batch times: 'generate rwnn --inputs L'). "
+                    "A devices file has no tasks: 'schedkit generate rwnn --platform FILE' puts a randomly wired network on it, "
                     "'schedkit convert onnx MODEL --platform FILE' a model.")
     p.add_argument("platform_kind", nargs="?", choices=PLATFORM_KINDS, default=None, metavar="KIND",
                    help="'nodes' for identical servers, 'diviml' for DiviML's A100 + T4 + CPU (default: CPUs "
@@ -81,6 +84,9 @@ def add_platform_kind(kinds: Any) -> argparse.ArgumentParser:
                    help=f"nodes: bandwidth between servers in bytes/s (default {NETWORK[0]:g}, 100 Gb/s)")
     p.add_argument("--network-latency", type=finite_float, default=None,
                    help=f"nodes: latency between servers in seconds (default {NETWORK[1]:g})")
+    p.add_argument("--network", choices=NETWORKS, default=None,
+                   help="nodes: 'switch' (default): each server linked once to a switch, one channel per "
+                        "server; 'pairs': a link and a channel per pair of servers (quadratic in servers)")
     p.add_argument("--time-unit", choices=("ms", "s", "us"), default="ms",
                    help="unit of time of the problems converted with it (default ms)")
     p.add_argument("--name", default=None, help="platform name")
@@ -119,7 +125,7 @@ def run_generate_platform(args: argparse.Namespace) -> int:
     """
     from schedkit.atomic import write_text_atomic
     from schedkit.generators import dump
-    from schedkit.generators.platform import NETWORK, PLATFORM_HEADER, diviml, nodes, platform
+    from schedkit.generators.platform import NETWORK, NETWORKS, PLATFORM_HEADER, diviml, nodes, platform
     from schedkit.importers.platform import parse_platform
 
     kind = getattr(args, "platform_kind", None)
@@ -134,7 +140,7 @@ def run_generate_platform(args: argparse.Namespace) -> int:
                      gpu_model=args.gpu_model, gpu_link=args.gpu_link,
                      network_bandwidth=NETWORK[0] if args.network_bandwidth is None else args.network_bandwidth,
                      network_latency=NETWORK[1] if args.network_latency is None else args.network_latency,
-                     time_unit=args.time_unit, name=args.name)
+                     time_unit=args.time_unit, name=args.name, network=args.network or NETWORKS[0])
     else:
         data = platform(cpus=1 if args.cpus is None else args.cpus, gpus=2 if args.gpus is None else args.gpus,
                         gpu_model=args.gpu_model, cpu_model=args.cpu_model or "server",

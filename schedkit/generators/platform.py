@@ -14,11 +14,15 @@ then goes through the CPU); several CPUs are joined by a socket link (40 GB/s, 1
 :func:`nodes` writes a cluster of identical servers instead: ``nodes`` servers of ``gpus`` GPUs of
 one model, named ``n{k}_gpu{j}``, each server's GPUs one ``group`` (interchangeable, for the
 ``symmetry`` block), joined inside a server by ``gpu_link`` and between servers by a slower
-network: every GPU reaches every GPU of another server directly (GPUDirect RDMA) at the
-network's bandwidth and latency, and the links between two servers share one channel,
-``n{a}-n{b}`` (both directions), so that under ``congestion`` two servers exchange one tensor at
-a time. These links are written per server (group links: one inside each server, one per pair
-of servers), not per pair of GPUs: 128 servers of 8 GPUs take 8,256 links, not 523,776.
+network. The network is a ``switch`` (the default): one device that runs no task, to which each
+server is linked once (a group link, channel ``n{k}-nic``: one NIC per server, which sends or
+receives one tensor at a time under ``congestion``), with the network's bandwidth and half its
+latency, so that two GPUs of different servers communicate over the widest path through it
+in the network's bandwidth and latency, as if linked directly. The file grows linearly:
+128 servers of 8 GPUs take 256 links. ``network="pairs"`` links every pair of servers instead
+(GPUDirect RDMA from every GPU to every GPU of the other server, the links between two
+servers sharing one channel ``n{a}-n{b}``): the same transfer times, a channel per pair of
+servers under ``congestion``, and 8,256 links for 128 servers.
 
 Every device states its ``type`` (``cpu`` or ``gpu``, what cost tables name): a problem
 written from the platform keys a duration by type where every device of the type has it.
@@ -43,7 +47,8 @@ from typing import Any
 from schedkit.errors import ProblemError
 from schedkit.machine import ensure_fits
 
-__all__ = ["platform", "nodes", "diviml", "GPU_MODELS", "CPU_MODELS", "GPU_LINKS", "NETWORK", "PLATFORM_HEADER"]
+__all__ = ["platform", "nodes", "diviml", "GPU_MODELS", "CPU_MODELS", "GPU_LINKS", "NETWORK", "NETWORKS", "SWITCH",
+           "PLATFORM_HEADER"]
 
 #: GPU presets: peak FP32 FLOP/s, memory bandwidth (bytes/s), memory (bytes), launch overhead (s).
 GPU_MODELS = {
@@ -65,6 +70,10 @@ _PCIE = (1.6e10, 1e-5)
 #: Network between the servers of :func:`nodes`: 100 Gb/s (bytes/s) and 5 us, an InfiniBand or
 #: RoCE NIC per server, slower than any GPU link inside a server.
 NETWORK = (1.25e10, 5e-6)
+#: How :func:`nodes` joins its servers: ``switch`` (linear in servers) or ``pairs`` (quadratic).
+NETWORKS = ("switch", "pairs")
+#: Name of the switch of :func:`nodes` (a device of its own: no server is spelled so).
+SWITCH = "switch"
 _SOCKET = (4.0e10, 1e-6)
 #: Bytes a device or link row takes as data, as YAML text and as a parsed model: sizes whose
 #: rows would not fit the memory free are refused before any is made.
@@ -179,7 +188,7 @@ def platform(cpus: int = 1, gpus: int = 2, gpu_model: str = "a100", cpu_model: s
 
 def nodes(nodes: int = 6, gpus: int = 4, gpu_model: str = "a100", gpu_link: str = "nvlink",
           network_bandwidth: float = NETWORK[0], network_latency: float = NETWORK[1],
-          time_unit: str = "ms", name: str | None = None) -> dict:
+          time_unit: str = "ms", name: str | None = None, network: str = "switch") -> dict:
     """A devices file of ``nodes`` identical servers of ``gpus`` identical GPUs (see the module text).
 
     Parameters
@@ -198,6 +207,9 @@ def nodes(nodes: int = 6, gpus: int = 4, gpu_model: str = "a100", gpu_link: str 
         Unit of time of the problems written with it.
     name : str, optional
         Platform name (default ``nodes{N}x{G}``).
+    network : {"switch", "pairs"}
+        Servers each linked once to a switch (:data:`SWITCH`), or every pair of servers
+        linked directly (see the module text).
 
     Returns
     -------
@@ -209,7 +221,10 @@ def nodes(nodes: int = 6, gpus: int = 4, gpu_model: str = "a100", gpu_link: str 
     >>> data = nodes(nodes=2, gpus=2)
     >>> [(d["name"], d["type"], d["group"]) for d in data["devices"]][:3]
     [('n0_gpu0', 'gpu', 'n0'), ('n0_gpu1', 'gpu', 'n0'), ('n1_gpu0', 'gpu', 'n1')]
-    >>> [(l["src"], l["dst"], l.get("channel")) for l in data["links"]]
+    >>> data["switches"], [(l["src"], l["dst"], l["latency"], l.get("channel")) for l in data["links"]]
+    ([{'name': 'switch'}], [('n0', 'n0', 5e-06, None), ('n0', 'switch', 2.5e-06, 'n0-nic'), \
+('n1', 'n1', 5e-06, None), ('n1', 'switch', 2.5e-06, 'n1-nic')])
+    >>> [(l["src"], l["dst"], l.get("channel")) for l in nodes(nodes=2, gpus=2, network="pairs")["links"]]
     [('n0', 'n0', None), ('n0', 'n1', 'n0-n1'), ('n1', 'n1', None)]
     >>> nodes(gpu_link="none")
     Traceback (most recent call last):
@@ -227,27 +242,40 @@ def nodes(nodes: int = 6, gpus: int = 4, gpu_model: str = "a100", gpu_link: str 
             raise ProblemError(f"{label}: needs a finite number {'> 0' if positive else '>= 0'}, got {value!r}")
     if time_unit not in ("s", "ms", "us"):
         raise ProblemError(f"unknown time unit '{time_unit}' (s, ms or us)")
+    if network not in NETWORKS:
+        raise ProblemError(f"network: {network!r} is not a way to join servers ({' or '.join(NETWORKS)})")
     models = _models(gpu_model, GPU_MODELS, "GPU")
     if len(set(models)) > 1:
         raise ProblemError(f"gpu_model: identical servers have one GPU model, got {gpu_model!r}")
     model = models[0]
-    ensure_fits(f"--nodes {nodes:,} --gpus {gpus:,}: {nodes * gpus:,} devices and {nodes * (nodes + 1) // 2:,} "
-                f"links", ROW_BYTES * (nodes * gpus + nodes * (nodes + 1) // 2))
+    links_made = 2 * nodes if network == "switch" else nodes * (nodes + 1) // 2
+    ensure_fits(f"--nodes {nodes:,} --gpus {gpus:,}: {nodes * gpus:,} devices and {links_made:,} links",
+                ROW_BYTES * (nodes * gpus + links_made))
     names = [[f"n{k}_gpu{j}" for j in range(gpus)] for k in range(nodes)]
     devices = [_device(device, GPU_MODELS[model], f"n{k}", "gpu")
                for k, server in enumerate(names) for device in server]
     bandwidth, latency = GPU_LINKS[gpu_link]
     links = []
-    # Server by server: its own GPUs, then every later server. A group link stands for every
-    # pair of GPUs it joins, as the per-GPU links once did (same routes and channels; the
-    # list of channels is in another order). A server of one GPU joins nothing inside.
+    # Server by server: its own GPUs, then the network. A group link stands for every pair of
+    # GPUs it joins (same routes and channels as a link per pair; the list of channels is in
+    # another order). A server of one GPU joins nothing inside.
     for k in range(nodes):
         if gpus > 1:
             links.append({"src": f"n{k}", "dst": f"n{k}", "bandwidth": bandwidth, "latency": latency})
-        links += [{"src": f"n{k}", "dst": f"n{m}", "bandwidth": float(network_bandwidth),
-                   "latency": float(network_latency), "channel": f"n{k}-n{m}"} for m in range(k + 1, nodes)]
-    return {"format": "schedkit-platform/v1", "name": name or f"nodes{nodes}x{gpus}",
-            "time_unit": time_unit, "devices": devices, "links": links}
+        if network == "pairs":
+            links += [{"src": f"n{k}", "dst": f"n{m}", "bandwidth": float(network_bandwidth),
+                       "latency": float(network_latency), "channel": f"n{k}-n{m}"} for m in range(k + 1, nodes)]
+        elif nodes > 1:  # (one server needs no network)
+            # Half the latency on each of the two hops: the same sum as a direct link (halving
+            # is exact in floating point, in seconds as in any time unit).
+            links.append({"src": f"n{k}", "dst": SWITCH, "bandwidth": float(network_bandwidth),
+                          "latency": float(network_latency) / 2, "channel": f"n{k}-nic"})
+    data = {"format": "schedkit-platform/v1", "name": name or f"nodes{nodes}x{gpus}",
+            "time_unit": time_unit, "devices": devices}
+    if network == "switch" and nodes > 1:
+        data["switches"] = [{"name": SWITCH}]
+    data["links"] = links
+    return data
 
 
 def diviml(time_unit: str = "ms", name: str | None = None) -> dict:

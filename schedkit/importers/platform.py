@@ -10,6 +10,12 @@ The duration of an operator of ``F`` FLOPs that moves ``B`` bytes on a device is
 roofline ``launch_overhead + max(F / peak_flops, B / memory_bandwidth)``. A problem that already
 has durations (a generated RWNN) is moved onto a platform's devices by :meth:`Platform.retarget`.
 
+A platform may also list ``switches``: devices that run no operator and only pass data on (a
+network switch between servers). Links name them like devices; the problem written from the
+platform keeps each as a device that no task's ``durations`` name, so that data between two
+devices linked only to the switch takes the widest path through it (the bottleneck bandwidth,
+the latencies added).
+
 Examples
 --------
 >>> platform = parse_platform({
@@ -36,7 +42,7 @@ from schedkit.problem.cluster import check_names, name_sets
 from schedkit.problem.reading import parse_format, read_data
 from schedkit.problem.spec import Name, NonNegative, Positive
 
-__all__ = ["PLATFORM_FORMAT", "TIME_UNITS", "Platform", "RooflineDevice", "PlatformLink",
+__all__ = ["PLATFORM_FORMAT", "TIME_UNITS", "Platform", "RooflineDevice", "Switch", "PlatformLink",
            "parse_platform", "load_platform"]
 
 PLATFORM_FORMAT = "schedkit-platform/v1"
@@ -73,14 +79,21 @@ class RooflineDevice(_Frozen):
     one duration for the type where all of them agree (:attr:`Platform.problem_types`)."""
 
 
+class Switch(_Frozen):
+    """A device that runs no operator and only passes data on along its links."""
+
+    name: Name
+    """Unique among the devices, switches and groups: a link's end."""
+
+
 class PlatformLink(_Frozen):
     """A link between two devices, or between the devices of groups (as in a problem's
     ``links``: :mod:`schedkit.problem.cluster`)."""
 
     src: Name
-    """A device, or a device group."""
+    """A device, a switch, or a device group."""
     dst: Name
-    """A device, or a device group."""
+    """A device, a switch, or a device group."""
     bandwidth: Positive
     """Bytes per second."""
     latency: NonNegative = 0.0
@@ -99,19 +112,21 @@ class Platform(_Frozen):
     time_unit: Literal["s", "ms", "us"] = "ms"
     """Unit of every time in the problem written from this platform."""
     devices: list[RooflineDevice] = Field(min_length=1)
+    switches: list[Switch] = []
+    """Devices that run no operator (network switches): after the devices in the problem."""
     links: list[PlatformLink] = []
 
     @model_validator(mode="after")
     def _known_names(self) -> Platform:
         names = set()
-        for device in self.devices:
+        for device in [*self.devices, *self.switches]:
             if device.name in names:
                 raise ValueError(f"duplicate device name '{device.name}'")
             names.add(device.name)
         # A platform's types name cost tables' devices and may be spelled like a device
         # ("cpu"): only its groups must differ from device names, as link ends.
         _, groups = name_sets(self.devices)
-        check_names([d.name for d in self.devices], {}, groups)
+        check_names([d.name for d in self.devices] + [d.name for d in self.switches], {}, groups)
         kind = "device or group" if groups else "device"
         for link in self.links:
             for end in (link.src, link.dst):
@@ -140,7 +155,8 @@ class Platform(_Frozen):
         for d in self.devices:
             if d.type is not None:
                 stated.setdefault(d.type, []).append(d.name)
-        taken = {d.name for d in self.devices} | {d.group for d in self.devices if d.group is not None}
+        taken = {d.name for d in [*self.devices, *self.switches]} | \
+            {d.group for d in self.devices if d.group is not None}
         return {name: kind for kind, names in stated.items() if len(names) > 1 and kind not in taken
                 for name in names}
 
@@ -223,7 +239,8 @@ class Platform(_Frozen):
         return (device.launch_overhead + busy) / self.seconds
 
     def problem_devices(self) -> list[dict]:
-        """The ``devices`` of a ``schedkit/v1`` problem (names, memory, types, groups)."""
+        """The ``devices`` of a ``schedkit/v1`` problem (names, memory, types, groups), the
+        switches last (a name each: no task's ``durations`` name them)."""
         types = self.problem_types
         rows = []
         for d in self.devices:
@@ -235,7 +252,7 @@ class Platform(_Frozen):
             if d.group is not None:
                 row["group"] = d.group
             rows.append(row)
-        return rows
+        return rows + [{"name": s.name} for s in self.switches]
 
     def problem_links(self) -> list[dict]:
         """The ``links`` of a ``schedkit/v1`` problem, in bytes per time unit and time units."""
