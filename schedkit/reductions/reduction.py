@@ -62,10 +62,12 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from schedkit.errors import SchedkitError
 from schedkit.problem import Problem, ProblemSpec
+from schedkit.problem.edge_table import EdgeTable
 from schedkit.registry import Registry, one_line
 from schedkit.schedule import Result
 from schedkit.validate import semantic_blocks
@@ -114,7 +116,9 @@ def fingerprint(spec: ProblemSpec | Problem | dict) -> str:
     kept = _FINGERPRINTS.get(key)
     if kept is not None and kept[0]() is spec:
         return kept[1]
-    found = _digest(spec.model_dump(mode="json", by_alias=True, exclude_none=True))
+    data = spec.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"edges"})
+    data["edges"] = _edges_digest(spec)
+    found = _digest(data)
     _FINGERPRINTS[key] = (weakref.ref(spec, lambda _, key=key: _FINGERPRINTS.pop(key, None)), found)
     return found
 
@@ -122,6 +126,30 @@ def fingerprint(spec: ProblemSpec | Problem | dict) -> str:
 #: The fingerprints of the specs alive, by ``id`` (a weak reference tells a reused id apart
 #: and drops the entry with its spec).
 _FINGERPRINTS: dict[int, tuple[weakref.ref, str]] = {}
+
+
+def _edges_digest(spec: ProblemSpec) -> str:
+    """The SHA-256 of the edges as columns (task indices, sizes with NaN where a row gives
+    none) and of the transfer times the edges give: the same for a list of ``EdgeSpec`` and
+    for the :class:`~schedkit.problem.edge_table.EdgeTable` of the same rows, which is hashed
+    without an object per edge (writing 3 million edges as JSON took most of a 30 s limit)."""
+    edges = spec.edges
+    if isinstance(edges, EdgeTable):
+        src, dst, size, times = edges.src, edges.dst, edges.size, []
+    else:
+        index = {task.name: k for k, task in enumerate(spec.tasks)}
+        src = np.fromiter((index[e.src] for e in edges), dtype=np.int64, count=len(edges))
+        dst = np.fromiter((index[e.dst] for e in edges), dtype=np.int64, count=len(edges))
+        size = np.fromiter((np.nan if e.size is None else e.size for e in edges), dtype=np.float64,
+                           count=len(edges))
+        times = [[k, e.transfer_times] for k, e in enumerate(edges) if e.transfer_times]
+    size = np.asarray(size, dtype=np.float64)
+    hasher = hashlib.sha256()
+    for column in (np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64),
+                   np.where(np.isnan(size), np.nan, size)):  # (one NaN, whatever bits the file gave)
+        hasher.update(np.ascontiguousarray(column).tobytes())
+    hasher.update(json.dumps(times, sort_keys=True, allow_nan=True).encode())
+    return hasher.hexdigest()
 
 
 def _digest(data: dict) -> str:

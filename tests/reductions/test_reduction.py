@@ -21,6 +21,20 @@ def test_fingerprint_is_stable_and_ignores_key_order():
     assert fingerprint(p) != fingerprint(other_problem())
 
 
+@pytest.mark.parametrize("change", [
+    lambda e: e.update(size=e.get("size", 1.0) + 1), lambda e: e.pop("size", None) if "size" in e else e.update(size=0.0),
+    lambda e: e.update(transfer_times={"a->b": 9.0}), lambda e: e.update(src=e["dst"], dst=e["src"])])
+def test_fingerprint_tells_every_change_of_an_edge(change):
+    data = {"devices": [{"name": "a"}, {"name": "b"}], "links": [{"src": "a", "dst": "b", "bandwidth": 1.0}],
+            "tasks": [{"name": t, "work": 1.0, "output_size": 2.0} for t in ("x", "y", "z")],
+            "edges": [{"src": "x", "dst": "y", "size": 3.0}, {"src": "y", "dst": "z"}]}
+    first = fingerprint(Problem.from_dict(data))
+    for k in range(2):
+        changed = {**data, "edges": [dict(e) for e in data["edges"]]}
+        change(changed["edges"][k])
+        assert fingerprint(Problem.from_dict(changed)) != first, k
+
+
 def test_inverse_data_names_its_maker_and_its_problem():
     p = two_chains()
     _, inverse = Identity().apply(p)
