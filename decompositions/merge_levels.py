@@ -37,12 +37,15 @@ True
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from schedkit.numerics import fits
 from schedkit.problem import Problem
+from schedkit.problem.levels import graph_levels
 
-__all__ = ["task_levels", "level_runs"]
+__all__ = ["task_levels", "level_runs", "slowdown"]
 
 
 def task_levels(problem: Problem) -> np.ndarray:
@@ -55,13 +58,36 @@ def task_levels(problem: Problem) -> np.ndarray:
     [0, 1, 1, 2, 3, 4]
     """
     a = problem.arrays
-    ptr, src = a.pred_ptr, a.pred_src
     level = np.zeros(len(problem.tasks), dtype=np.int64)
+    levels = graph_levels(a)  # (numpy, level by level; cached for HEFT's ranks and the bounds)
+    if levels is not None:
+        for k, tasks in enumerate(levels.nodes):
+            level[tasks] = k
+        return level
+    ptr, src = a.pred_ptr, a.pred_src
     for i in problem.topological_order:  # (one slice per task: linear in the edges)
         begin, end = ptr[i], ptr[i + 1]
         if end > begin:
             level[i] = level[src[begin:end]].max() + 1
     return level
+
+
+def slowdown(problem: Problem) -> float:
+    """Wall-clock seconds per CPU second of the problem's topological order and levels (the
+    first passes of :func:`level_runs`, which keeps both): 1 on a machine of its own, more
+    where other work shares the cores (at most 8). ``merge`` scales its reserves by it.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> 1.0 <= slowdown(Problem.load("examples/tiny.yaml")) <= 8.0
+    True
+    """
+    wall, cpu = time.perf_counter(), time.process_time()
+    problem.topological_order
+    task_levels(problem)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return min(8.0, max(1.0, wall / cpu)) if cpu > 0 else 1.0
 
 
 def level_runs(problem: Problem, target: int) -> list[list[int]]:

@@ -1,5 +1,7 @@
 """merge on large graphs: runs of the level order first (linear, never a cycle), then greedy merging."""
 
+import time
+
 import networkx as nx
 import pytest
 
@@ -8,7 +10,7 @@ from schedkit.reductions.coarsen import coarse_problem
 from schedkit.reductions.subproblem import heavier
 from schedkit.decompositions import merge as merge_module
 from schedkit.decompositions.merge import Merge, MergeOptions, _coarsened
-from schedkit.decompositions.merge_levels import level_runs, task_levels
+from schedkit.decompositions.merge_levels import level_runs, slowdown, task_levels
 from schedkit.generators import layered
 from schedkit.problem.network import Payload
 
@@ -77,6 +79,23 @@ def test_a_large_graph_is_merged_from_runs_and_its_schedule_is_valid(monkeypatch
     s = solve(p, "merge", nodes=6, inner="heft", executor="serial", refine=0.5)
     s.validate(p)
     assert len(s.tasks) == len(p.tasks)
+
+
+def test_under_a_limit_merge_keeps_back_the_finish_of_a_large_graph_scaled_by_the_machine_s_slowdown():
+    p = layered_problem(levels=40, width=60)
+    step = Merge(nodes=6)
+    step.deadline = time.perf_counter() + 60.0
+    step.size = len(p.edges) + len(p.tasks)
+    quiet = step.greedy_tasks(p)
+    refine = step.invert_seconds(60.0)
+    step.slowdown = 4.0                     # a machine shared four ways
+    assert step.finish_seconds() == pytest.approx(4.0 * step.size * (merge_module.FINISH_SECONDS
+                                                                       + merge_module.TIMING_SECONDS))
+    assert step.invert_seconds(60.0) == pytest.approx(refine + 3.0 * step.size * (merge_module.FINISH_SECONDS
+                                                                                   + merge_module.TIMING_SECONDS))
+    step.size = 10**8                       # a finish longer than the time left: the fewest runs
+    assert step.greedy_tasks(p) == 6 < quiet
+    assert 1.0 <= slowdown(p) <= 8.0
 
 
 def test_small_graphs_start_from_their_tasks_as_before():
