@@ -44,8 +44,9 @@ from schedkit.milp.lpnames import StreamNames
 #: Rows (or columns) named and written at a time, at most: a chunk's text is a few MB.
 CHUNK = 1 << 14
 #: Nonzeros written at a time, at most (unless one row or column has more): a cut row
-#: may hold a term for every task, and 16,384 of them would make a chunk of 250 MB.
-CHUNK_NONZEROS = 1 << 18
+#: may hold a term for every task, and 16,384 of them would make a chunk of 250 MB; 65,536
+#: nonzeros are about 2 MB of LP.
+CHUNK_NONZEROS = 1 << 16
 
 
 def _num(value: float) -> str:
