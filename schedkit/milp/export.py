@@ -58,9 +58,9 @@ FILE_BYTES_PER_NONZERO = {"lp": 40, "mps": 100}
 #: model's rows in Python, then the file streamed out a chunk at a time (MPS also keeps every
 #: row's name and sorts the nonzeros by column). Measured peaks, LP and MPS: layered graphs
 #: on 4 devices of 1,000 tasks (13.8 M nonzeros estimated, 12.0 M made) 1.0 and 1.4 GB, of
-#: 2,000 tasks (45 M) 2.7 and 3.7 GB; DenseNet-121 (4.06 M) 0.29 and 0.45 GB: at most 72 and
-#: 110 bytes. (Before the writers streamed, 1.25 and 1.94 GB on the 1,000 tasks, and the
-#: check took the solve's 300 bytes: 2,000 tasks were refused.)
+#: 2,000 tasks (45 M) 2.7 and 3.7 GB, LP of 3,500 tasks (123 M) 7.6 GB; DenseNet-121 (4.06 M)
+#: 0.28 and 0.35 GB: at most 72 and 101 bytes. (Before the writers streamed, 1.25 and 1.94 GB
+#: on the 1,000 tasks, and the check took the solve's 300 bytes: 2,000 tasks were refused.)
 MEMORY_PER_NONZERO = {"lp": 80, "mps": 110}
 
 
