@@ -1,7 +1,7 @@
 """A chain of modules solved exactly one module at a time: ``auto``'s bound (and schedule) where ``bridge_dp`` cannot go.
 
 Where the task graph narrows to one task or one edge that every path crosses
-(:func:`~schedkit.decompositions.bridge_dp.chain_cuts`), the modules between the cuts run one
+(:func:`~schedkit.problem.series_cuts.chain_cuts`), the modules between the cuts run one
 after the other in every schedule: a module's tasks follow its entry and precede its exit, and
 so do its transfers (a transfer ends before its destination starts and starts after its source
 ends). Transfers that wait for channels or ports (``channels``, ``congestion``) therefore never
@@ -59,6 +59,7 @@ from schedkit.errors import SchedkitError
 from schedkit.numerics import closed
 from schedkit.problem import Problem
 from schedkit.problem.bounds import formulation_bound, lower_bound, split_bound
+from schedkit.problem.series_cuts import chain_cuts, modules
 from schedkit.auto.series_chain import TWIN, Module, pair_of, pairs_of, program, schedules
 from schedkit.reductions.subproblem import edge_row, sub_problem
 from schedkit.schedule import Quality, Result, Schedule
@@ -124,8 +125,6 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
         The formulation's blocks, for the parts' combinatorial bounds (default: the problem's
         own semantics, transfers as delays at least).
     """
-    from schedkit.decompositions.bridge_dp import chain_cuts, modules  # (a plug-in: imported when used)
-
     cuts = chain_cuts(problem)
     if not cuts:
         return None

@@ -4,7 +4,8 @@ import pytest
 
 from schedkit import Problem, SchedkitError, solve
 from schedkit.reductions import DecompositionRefused
-from schedkit.decompositions.bridge_dp import TWIN, BridgeDP, chain_cuts, modules
+from schedkit.decompositions.bridge_dp import TWIN, BridgeDP
+from schedkit.problem.series_cuts import chain_cuts, modules
 from schedkit.generators import rwnn
 from schedkit.testing import instance
 

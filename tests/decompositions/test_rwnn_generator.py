@@ -3,7 +3,7 @@
 import pytest
 
 from schedkit import Problem, ProblemError
-from schedkit.decompositions.bridge_dp import chain_cuts
+from schedkit.problem.series_cuts import chain_cuts
 from schedkit.generators import rwnn
 
 
