@@ -66,7 +66,7 @@ class ListSchedulingMethod(FollowsFormulation):
     and should the schedule still get stuck, it is made again with a
     :class:`~schedkit.heuristics.reservation.Reservation`. Under ``memory_timeline`` a
     task starts only where and when it fits, and waits while it fits nowhere
-    (:class:`~schedkit.timing.levels.MemoryLevels`).
+    (:class:`~schedkit.timing.memory_levels.MemoryLevels`).
     """
 
     honours = HONOURED | {"memory_timeline"}

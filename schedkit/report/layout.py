@@ -218,7 +218,7 @@ def _key(task: Any, device: str, colour_by: str) -> str:
 def memory_series(problem: Any, schedule: Any, mode: str = "lifetime") -> dict[str, list[tuple[float, float]]]:
     """Memory level of each device over time as step points ``(time, level from then on)``:
     the series the pictures plot, of a finished schedule (the list scheduler's levels while it
-    places tasks are :class:`~schedkit.timing.levels.MemoryLevels`).
+    places tasks are :class:`~schedkit.timing.memory_levels.MemoryLevels`).
 
     Empty when the problem has no memory data. The level is the ``memory_timeline`` block's
     (:meth:`~schedkit.blocks.MemoryTimeline.occupancy`, in ``mode``): resident from time 0

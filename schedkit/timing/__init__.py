@@ -11,7 +11,7 @@ from schedkit.timing.events import SimState, simulate
 from schedkit.timing.ordered import OrderedTiming, bfs_order, priority_order
 from schedkit.timing.assemble import placement_indices, to_schedule, with_transfers
 from schedkit.timing.transfers import Transfers
-from schedkit.timing.levels import MemoryLevels
+from schedkit.timing.memory_levels import MemoryLevels
 from schedkit.timing.holds import Holds, Resource
 from schedkit.timing.rules import TimingRules
 

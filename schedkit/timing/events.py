@@ -7,7 +7,7 @@ A task is ready once every predecessor has ended and its data has arrived:
 ``end[p] + problem.comm_time(size, device_of[p], device_of[i])``. Devices never
 wait on purpose (the schedule is non-delay) and never run two tasks at once.
 
-Under ``memory_timeline`` (``levels``, a :class:`~schedkit.timing.levels.MemoryLevels`)
+Under ``memory_timeline`` (``levels``, a :class:`~schedkit.timing.memory_levels.MemoryLevels`)
 an idle device starts the first of its ready tasks, in priority order, that fits its
 memory level now; while none fits it stays idle until a start changes the levels (in
 ``deltas`` a start on the device, whose negative activation is released before its
@@ -122,7 +122,7 @@ def simulate(problem: Problem, device_of: Sequence[int], priority: Priority = No
     levels : MemoryLevels, optional
         Fresh memory levels of a ``memory_timeline`` formulation (built with the same
         ``transfers``): an idle device starts the first of its ready tasks, by priority,
-        that :meth:`~schedkit.timing.levels.MemoryLevels.earliest` lets start now, and
+        that :meth:`~schedkit.timing.memory_levels.MemoryLevels.earliest` lets start now, and
         waits while none does.
 
     Returns

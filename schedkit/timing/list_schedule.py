@@ -124,7 +124,7 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
         records the choice (see :class:`schedkit.heuristics.reservation.Reservation`).
     levels : MemoryLevels, optional
         The memory levels of a ``memory_timeline`` formulation
-        (:class:`~schedkit.timing.levels.MemoryLevels`): a task starts only where and when
+        (:class:`~schedkit.timing.memory_levels.MemoryLevels`): a task starts only where and when
         it fits; a task that fits on no device waits until another placement frees memory.
 
     Returns

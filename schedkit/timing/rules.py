@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from schedkit.timing.holds import Holds, Resource
-from schedkit.timing.levels import MemoryLevels
+from schedkit.timing.memory_levels import MemoryLevels
 from schedkit.timing.transfers import Transfers
 
 __all__ = ["TimingRules", "Resource", "CONGESTION", "MEMORY_MODES"]
@@ -51,7 +51,7 @@ class TimingRules:
         (:class:`~schedkit.timing.transfers.Transfers`); ``None``: a transfer is a delay.
     memory : {None, "deltas", "lifetime"}
         The memory-timeline mode whose levels tasks wait for
-        (:class:`~schedkit.timing.levels.MemoryLevels`); ``None``: no timeline.
+        (:class:`~schedkit.timing.memory_levels.MemoryLevels`); ``None``: no timeline.
     ordered_edges : bool
         Some block makes every destination start after its source ends: heads, tails and
         the bounds derived from them hold.
