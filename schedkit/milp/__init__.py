@@ -7,7 +7,7 @@ built-in variable families and the ``highs`` solver.
 from schedkit.milp.formulation import FORMULATIONS, Formulation, get_formulation, list_formulations
 from schedkit.milp.context import ModelContext, BuiltModel
 from schedkit.milp.families import FAMILIES, Family, register_family
-from schedkit.milp.objectives import OBJECTIVES, register_objective
+from schedkit.semantics.objectives import OBJECTIVES, register_objective
 from schedkit.milp.method import Milp, MilpOptions
 
 __all__ = ["FORMULATIONS", "Formulation", "get_formulation", "list_formulations", "ModelContext",
