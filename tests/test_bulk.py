@@ -5,7 +5,7 @@ import pickle
 
 import pytest
 
-from bad_inputs import CASES
+from helpers.bad_inputs import CASES
 from schedkit import Problem, ProblemError, load_spec
 from schedkit.reductions.reduction import fingerprint
 from schedkit.generators.random_dags import layered

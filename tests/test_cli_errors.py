@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bad_inputs import CASES
+from helpers.bad_inputs import CASES
 from schedkit.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]

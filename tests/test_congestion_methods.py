@@ -1,5 +1,5 @@
 """Every method honours ``channels`` and ``congestion``: its schedules pass the validator and a
-reference check of the transfers written from the semantics (``test_transfers``), and the
+reference check of the transfers written from the semantics (``helpers.transfer_reference``), and the
 MILP proves what the heuristics cannot.
 
 MOIRAI's example-1 (``examples/moirai_example1.json``, converted from the paper's table):
@@ -11,7 +11,7 @@ import json
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
-from test_transfers import congestion_errors
+from helpers.transfer_reference import congestion_errors
 
 from schedkit import Formulation, Problem, ProblemError, Schedule, solve
 from schedkit.cli.main import main

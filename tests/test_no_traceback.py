@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bad_inputs import UNREADABLE
+from helpers.bad_inputs import UNREADABLE
 from schedkit import Formulation, Problem, SchedkitError, Schedule, solve
 from schedkit.cli.main import main
 

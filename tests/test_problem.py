@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from bad_inputs import CASES
+from helpers.bad_inputs import CASES
 from schedkit import Problem, ProblemError
 
 

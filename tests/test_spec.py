@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from bad_inputs import CASES
+from helpers.bad_inputs import CASES
 from schedkit import ProblemError, ProblemSpec, load_spec
 from schedkit.problem.loading import parse_spec
 from schedkit.problem.reading import read_data

@@ -4,7 +4,8 @@ the limit of batches per device, the objective ``throughput``."""
 import json
 
 import pytest
-from block_cases import BATCHED, check_golden
+from helpers.batched_cases import CHAIN
+from helpers.block_cases import BATCHED, check_golden
 
 from schedkit import Formulation, Problem, solve
 from schedkit.blocks import Batching
@@ -58,11 +59,6 @@ def test_one_input_under_throughput_is_the_latency_problem(name):
 
 
 def test_the_milp_is_never_worse_than_the_batched_heuristics_it_starts_from():
-    import sys
-    from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "heuristics"))
-    from test_batched import CHAIN
-
     p = Problem.from_dict(CHAIN)
     exact = solve(p, "milp", formulation="throughput", solver="highs", time_limit=60)
     for name in ("met", "greedy", "heft"):

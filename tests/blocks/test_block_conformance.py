@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from block_cases import OPTIMAL, cases, problem, schedule
+from helpers.block_cases import OPTIMAL, cases, problem, schedule
 
 from schedkit.blocks import BLOCKS
 from schedkit.testing import check_block

@@ -1,7 +1,7 @@
 """Block ``congestion``: golden LP, violations per resource, and the optimum it changes."""
 
 import pytest
-from block_cases import OWN, check_golden, problem, schedule
+from helpers.block_cases import OWN, check_golden, problem, schedule
 
 from schedkit import Formulation, Problem, solve
 from schedkit.blocks import Congestion

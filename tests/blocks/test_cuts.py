@@ -1,7 +1,7 @@
 """Block ``cuts``: golden LP, switches, and valid inequalities that never change an optimum."""
 
 import pytest
-from block_cases import OPTIMAL, block, check_golden, problem, schedule
+from helpers.block_cases import OPTIMAL, block, check_golden, problem, schedule
 
 import schedkit
 from schedkit import Formulation

@@ -1,17 +1,12 @@
 """The kernel's MILP rows of a held resource (:func:`~schedkit.blocks.holding.resource_rows`) reach
 the optima worked out by hand, never cut off a valid schedule, and refuse a capacity above 1."""
 
-import sys
-from pathlib import Path
-
 import pytest
+from helpers.holding_block import holding
 
 from schedkit import Problem, solve
 from schedkit.errors import FormulationError
 from schedkit.testing import check_block
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "timing"))
-from holding_block import holding  # noqa: E402  (the test block, shared with tests/timing)
 
 #: a (2) feeds b (1); c (1) is free. Side by side: a on one device, c on the other, b after a: 3.
 FORK = Problem.from_dict({

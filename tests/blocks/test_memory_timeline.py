@@ -5,7 +5,7 @@ import itertools
 import random
 
 import pytest
-from block_cases import JOIN, OWN, PAIRS, check_golden, problem, schedule
+from helpers.block_cases import JOIN, OWN, PAIRS, check_golden, problem, schedule
 
 from schedkit import Formulation, Problem, Schedule, TaskRun, solve
 from schedkit.milp import get_formulation

@@ -1,7 +1,7 @@
 """Block ``no_overlap``: golden LP, and its violations on hand-written schedules."""
 
 import pytest
-from block_cases import OPTIMAL, block, check_golden, problem, schedule
+from helpers.block_cases import OPTIMAL, block, check_golden, problem, schedule
 
 import schedkit
 from schedkit.generators import erdos_renyi

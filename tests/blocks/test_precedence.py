@@ -1,6 +1,6 @@
 """Block ``precedence``: golden LP, and its violations on hand-written schedules."""
 
-from block_cases import OPTIMAL, block, check_golden, problem, schedule
+from helpers.block_cases import OPTIMAL, block, check_golden, problem, schedule
 from schedkit.blocks import Precedence
 
 

@@ -4,7 +4,7 @@ import copy
 import importlib.util
 
 import pytest
-from block_cases import TWINS, TWINS_CANONICAL, TWINS_MIRROR, check_golden, problem, schedule
+from helpers.block_cases import TWINS, TWINS_CANONICAL, TWINS_MIRROR, check_golden, problem, schedule
 
 import schedkit
 from schedkit import Formulation, Problem, ProblemError, Schedule, TaskRun

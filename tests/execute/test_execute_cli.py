@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
-from execute_models import TASKS, TWO_WORKERS, schedule, tiny_model  # noqa: E402
+from helpers.execute_models import TASKS, TWO_WORKERS, schedule, tiny_model  # noqa: E402
 
 from schedkit.cli.main import main  # noqa: E402
 

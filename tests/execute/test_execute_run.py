@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
-from execute_models import TWO_WORKERS, light, schedule, tiny_model  # noqa: E402
+from helpers.execute_models import TWO_WORKERS, light, schedule, tiny_model  # noqa: E402
 
 import schedkit.execute.runner as runner  # noqa: E402
 from schedkit import Problem, SchedkitError, Schedule, solve  # noqa: E402

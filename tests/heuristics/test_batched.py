@@ -4,6 +4,7 @@ schedule; one input is today's problem; the best split beats running the inputs 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from helpers.batched_cases import CHAIN
 
 from schedkit import Problem, solve
 from schedkit.errors import NoScheduleError, SchedkitError
@@ -13,16 +14,6 @@ from schedkit.testing.strategies import problems
 
 FAST = {"annealing": {"iterations": 200}, "evolution": {"iterations": 200}}
 HEURISTICS = ["met", "greedy", "heft", "annealing", "evolution", "critical_path+pct", "hash+fifo"]
-
-# Two GPUs whose batches of 4 take 1.5x a single input, a CPU that takes 3 per input.
-CHAIN = {"name": "chain", "workload": {"inputs": 8},
-         "devices": [{"name": "gpu0", "batch_sizes": [1, 2, 4]}, {"name": "gpu1", "batch_sizes": [1, 2, 4]},
-                     {"name": "cpu"}],
-         "links": [{"src": "gpu0", "dst": "gpu1", "bandwidth": 4}, {"src": "gpu0", "dst": "cpu", "bandwidth": 1},
-                   {"src": "gpu1", "dst": "cpu", "bandwidth": 1}],
-         "tasks": [{"name": t, "durations": {"gpu0": {1: 1, 2: 1.2, 4: 1.5}, "gpu1": {1: 1, 2: 1.2, 4: 1.5},
-                                             "cpu": 3}} for t in "abc"],
-         "edges": [{"src": "a", "dst": "b", "size": 1}, {"src": "b", "dst": "c", "size": 1}]}
 
 
 @pytest.mark.parametrize("name", HEURISTICS)

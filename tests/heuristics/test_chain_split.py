@@ -4,7 +4,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from method_contract import check_deterministic, check_examples, check_random
+from helpers.method_contract import check_deterministic, check_examples, check_random
 from schedkit import Problem, ProblemError, solve
 from schedkit.heuristics.chain_split import latest_order, split_devices
 from schedkit.testing.strategies import problems as problem_data

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from method_contract import example
+from helpers.method_contract import example
 from schedkit.testing.strategies import problems as problem_data
 from schedkit import Problem, ProblemError
 from schedkit.heuristics.components import (fastest_device_rule, fastest_devices, order_priority,

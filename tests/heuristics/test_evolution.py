@@ -3,7 +3,7 @@
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from method_contract import check_deterministic, check_examples, check_random, example
+from helpers.method_contract import check_deterministic, check_examples, check_random, example
 from schedkit.testing.strategies import problems as problem_data
 from schedkit import Problem, SchedkitError, solve
 from schedkit.heuristics.components import fastest_devices

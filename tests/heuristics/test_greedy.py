@@ -2,7 +2,7 @@
 
 from hypothesis import HealthCheck, given, settings
 
-from method_contract import check_deterministic, check_examples, check_random
+from helpers.method_contract import check_deterministic, check_examples, check_random
 from schedkit.testing.strategies import problems as problem_data
 from schedkit import Problem, solve
 

@@ -2,7 +2,7 @@
 
 from hypothesis import HealthCheck, given, settings
 
-from method_contract import check_deterministic, check_examples, check_random, example
+from helpers.method_contract import check_deterministic, check_examples, check_random, example
 from schedkit.testing.strategies import problems as problem_data
 from schedkit import solve
 from schedkit.problem.graph import upward_rank

@@ -1,6 +1,6 @@
 """The list-scheduling base class: a priority rule plus a device rule."""
 
-from method_contract import example
+from helpers.method_contract import example
 from schedkit.problem.bounds import lower_bound
 from schedkit.heuristics.components import order_priority
 from schedkit.timing import bfs_order

@@ -11,8 +11,8 @@ import pytest
 
 onnx = pytest.importorskip("onnx")
 
-from onnx_models import (BYTE_PLATFORM, FLOP_PLATFORM, attention_block, conv_bn_relu,  # noqa: E402
-                         custom_op, dynamic_mlp, residual_block)
+from helpers.onnx_models import (BYTE_PLATFORM, FLOP_PLATFORM, attention_block, conv_bn_relu,  # noqa: E402
+                                 custom_op, dynamic_mlp, residual_block)
 
 from schedkit import Problem, SchedkitError, solve  # noqa: E402
 from schedkit.cli.main import main  # noqa: E402

@@ -2,7 +2,7 @@
 
 import pytest
 
-from decompose_cases import Components, Identity, two_chains
+from helpers.decompose_cases import Components, Identity, two_chains
 from schedkit import SchedkitError
 from schedkit.reductions import Chain, Part, Reduction, combine, run_parts
 from schedkit.schedule import Quality, Result, Schedule, TaskRun, Termination

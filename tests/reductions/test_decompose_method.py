@@ -3,7 +3,7 @@
 import pytest
 from pydantic import BaseModel
 
-from decompose_cases import OPTIMUM, Coarse, Components, Identity, two_chains
+from helpers.decompose_cases import OPTIMUM, Coarse, Components, Identity, two_chains
 from schedkit import InvalidScheduleError, Problem, SchedkitError, solve
 from schedkit.reductions import register_decomposition, unregister_decomposition
 from schedkit.methods import METHODS, Method, list_methods, register_method

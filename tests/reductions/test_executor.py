@@ -4,7 +4,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 
 import pytest
 
-from decompose_cases import Components, two_chains
+from helpers.decompose_cases import Components, two_chains
 from schedkit import SchedkitError
 from schedkit.reductions import Part, PartError, make_executor, parse_executor, run_parts, usable_cores
 

@@ -5,7 +5,7 @@ import pickle
 
 import pytest
 
-from decompose_cases import TWO_CHAINS, two_chains
+from helpers.decompose_cases import TWO_CHAINS, two_chains
 from schedkit import SchedkitError, solve
 from schedkit.reductions import Part, PartError, part_options, part_result, run_parts, solve_part
 from schedkit.schedule import Result

@@ -2,7 +2,7 @@
 
 import pytest
 
-from decompose_cases import TWO_CHAINS, Coarse, Components, Identity, two_chains
+from helpers.decompose_cases import TWO_CHAINS, Coarse, Components, Identity, two_chains
 from schedkit import Problem, SchedkitError
 from schedkit.reductions import (DECOMPOSITIONS, Chain, InverseData, Reduction, Split, fingerprint,
                                 register_decomposition, unregister_decomposition)

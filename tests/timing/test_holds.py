@@ -9,7 +9,7 @@ makespan and on random DAGs.
 import importlib
 
 import pytest
-from holding_block import holding
+from helpers.holding_block import holding
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
