@@ -321,7 +321,7 @@ def test_a_cluster_too_large_to_route_is_refused_before_its_tables(tmp_path, cap
 def test_the_cluster_of_the_user_docs_is_what_it_says():
     import yaml
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "howto.rst").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs" / "howto.rst").read_text()
     section = text.split("Describe a large cluster (device types and group links)", 1)[1]
     block = section.split(".. code-block:: yaml\n\n", 1)[1].split("\n\n", 1)[0]
     p = Problem.from_dict(yaml.safe_load("\n".join(line[3:] for line in block.splitlines())))
