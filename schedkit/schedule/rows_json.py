@@ -6,7 +6,7 @@ A schedule of 60,000 tasks has 1.8 million transfer rows; ``model_dump`` then
 :func:`encoded` its JSON text: a row of the common shape (names, finite floats, a list
 of channel names) by a template with each name escaped once, any other row by json's C
 encoder (made once, not once a row). Both give the text of ``json.dumps``, character
-for character (tests/test_schedule_json.py).
+for character (tests/schedule/test_rows_json.py).
 
 Examples
 --------
