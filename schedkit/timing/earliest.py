@@ -12,7 +12,7 @@ first, and only while they can still win.
 
 The choice is the smallest ``(finish, device)`` over the candidates, each finish the
 float :func:`~schedkit.timing.resources.arrival` and the timeline give: the same choice
-as weighing every candidate one by one (a hypothesis test in ``tests/test_timing.py``
+as weighing every candidate one by one (a hypothesis test in ``tests/timing/test_list_schedule.py``
 proves it).
 
 Examples

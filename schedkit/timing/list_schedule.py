@@ -19,7 +19,7 @@ earliest finish: MET) that weighing is numpy over the problem's arrays
 (:class:`~schedkit.timing.earliest.EarliestFinish`): the arrivals of a task's inputs on
 every device at once, and a gap search only on the devices where a gap could make the
 task finish first; any other rule gets every candidate's exact start. Both ways give
-the same schedule, float for float (a hypothesis test in ``tests/test_timing.py``
+the same schedule, float for float (a hypothesis test in ``tests/timing/test_list_schedule.py``
 proves it).
 
 Examples

@@ -40,8 +40,9 @@ class Timeline:
     start order whose nodes know the largest gap after an interval below them and the
     latest end below them, so a search skips every subtree whose gaps are all too short.
     Each gap the index finds is checked by the scan's own float comparison, with the
-    scan's running latest end, so both give the same start, float for float (a
-    hypothesis test in ``tests/test_timing.py`` proves it, overlapping intervals included).
+    scan's running latest end, so both give the same start, float for float (a hypothesis
+    test in ``tests/timing/test_list_schedule.py`` proves it, overlapping intervals
+    included).
 
     Parameters
     ----------
