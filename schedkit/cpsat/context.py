@@ -70,7 +70,7 @@ class CpContext:
                     # Each optional interval ends at its own expression, tied to the task's end
                     # when present: OR-Tools 9.15 declares feasible models infeasible when
                     # optional intervals of different sizes share one end variable (a 5-task
-                    # case in tests/milp/test_cpsat.py).
+                    # case in tests/cpsat/test_cpsat.py).
                     on[d] = model.new_bool_var(f"x({label})")
                     length = self.duration[i][d]
                     interval[d] = model.new_optional_interval_var(start, length, start + length, on[d],

@@ -13,7 +13,7 @@ from schedkit.milp.export import write_model
 from schedkit.milp.linear import LinearModel
 from schedkit.milp import Milp
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def test_names_are_sanitised_and_unique():

@@ -15,7 +15,7 @@ from schedkit.milp import Milp
 from schedkit.milp.solvers.highs import highs_for
 from schedkit.milp.subsets import critical_tasks, subset_bounds, subset_model
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def optimum(lin) -> float:

@@ -12,7 +12,7 @@ from schedkit.milp import Milp
 from schedkit.milp.export import load_solution, variable_names, write_model
 from schedkit.milp.solution_files import read_solution
 
-TINY = Path(__file__).resolve().parents[1] / "examples" / "tiny.yaml"
+TINY = Path(__file__).resolve().parents[2] / "examples" / "tiny.yaml"
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from schedkit.milp.export import load_solution, write_model
 from schedkit.milp.solution_files import read_solution
 from schedkit.milp import Milp
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TINY = EXAMPLES / "tiny.yaml"
 TOPCUOGLU = EXAMPLES / "topcuoglu2002.json"
 
