@@ -12,7 +12,7 @@ from schedkit.blocks import Symmetry
 from schedkit.blocks.interchangeable import device_groups
 from schedkit.cli.main import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = str(ROOT / "examples" / "tiny.yaml")
 
 
