@@ -9,7 +9,7 @@ import pytest
 from schedkit.cli.main import main
 from schedkit.milp.formulation import FORMULATIONS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = str(ROOT / "examples" / "tiny.yaml")
 
 

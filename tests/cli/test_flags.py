@@ -8,7 +8,7 @@ import pytest
 from schedkit import SchedkitError
 from schedkit.cli.main import main
 
-TINY = str(Path(__file__).resolve().parents[1] / "examples" / "tiny.yaml")
+TINY = str(Path(__file__).resolve().parents[2] / "examples" / "tiny.yaml")
 
 
 def _solve_parser():

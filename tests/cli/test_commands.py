@@ -1,5 +1,5 @@
-"""The ``schedkit`` command line: its commands end to end (the solve flags: test_cli_flags.py;
-one-line errors and exit codes: test_cli_errors.py)."""
+"""The ``schedkit`` command line: its commands end to end (the solve flags: test_flags.py;
+one-line errors and exit codes: test_errors.py)."""
 
 import json
 import shutil
@@ -12,7 +12,7 @@ import pytest
 from schedkit import Schedule
 from schedkit.cli.main import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = str(ROOT / "examples" / "tiny.yaml")
 JSSP_TEXT = "# two jobs, two machines\n2 2\n0 3 1 2\n1 4 0 1\n"
 

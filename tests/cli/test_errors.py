@@ -13,7 +13,7 @@ import pytest
 from helpers.bad_inputs import CASES
 from schedkit.cli.main import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = str(ROOT / "examples" / "tiny.yaml")
 
 
