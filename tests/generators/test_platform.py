@@ -99,7 +99,7 @@ def test_the_switch_of_the_user_docs_is_what_the_generator_writes():
 
     import yaml
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "howto.rst").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs" / "howto.rst").read_text()
     section = text.split("Describe a large cluster (device types and group links)", 1)[1]
     block = section.split(".. code-block:: yaml\n\n", 2)[2].split("\n\n", 1)[0]
     shown = yaml.safe_load("\n".join(line[3:] for line in block.splitlines()))
