@@ -108,6 +108,20 @@ def test_the_row_sink_takes_rows_expressions_and_the_older_columns_form():
         rows.add("bad", (), [a, b], [1.0])
 
 
+@settings(max_examples=200, deadline=None)
+@given(exprs, st.lists(st.tuples(exprs, numbers), max_size=4), numbers, numbers)
+def test_add_sum_writes_the_row_add_writes_for_the_same_sum(base, pairs, const, side):
+    # (columns met twice, fixed variables and many-term expressions included: the same floats)
+    one, other = LinearModel("sum"), LinearModel("sum")
+    for lin in (one, other):
+        lin.add_columns("v", [(k,) for k in range(5)], lower=0, upper=10)
+    one.rows("blk").add_sum("r", ("k",), base, pairs, const=const, lower=side, upper=side + 1)
+    other.rows("blk").add("r", ("k",), (base + const).add_terms(pairs), lower=side, upper=side + 1)
+    assert (one.row(0), one.row_lower, one.row_upper, one.row_start, one.row_names()) == \
+        (other.row(0), other.row_lower, other.row_upper, other.row_start, other.row_names())
+    assert len(set(one.row(0)[0])) == len(one.row(0)[0])
+
+
 def test_an_expr_multiplies_by_numbers_only():
     with pytest.raises(TypeError, match="linear"):
         Expr.term(0) * Expr.term(1)

@@ -22,7 +22,7 @@ The ``assignment`` block's rows, as a block writes them:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Hashable, Literal, Protocol, Sequence, overload
+from typing import TYPE_CHECKING, Hashable, Iterable, Literal, Protocol, Sequence, overload
 
 from schedkit.blocks.expr import Expr, Row
 
@@ -41,6 +41,11 @@ class RowSink(Protocol):
     def add(self, name: str, key: Hashable, row: Expr | Row, *, lower: float = ...,
             upper: float = ...) -> None:
         """Add ``lower <= row <= upper`` as row ``KIND.name(key)``."""
+
+    def add_sum(self, name: str, key: Hashable, base: Expr, terms: Iterable[tuple[Expr, float]], *,
+                const: float = ..., lower: float = ..., upper: float = ...) -> None:
+        """Add ``lower <= base + const + sum(a * e for e, a in terms) <= upper``: the row
+        ``(base + const).add_terms(terms)`` with no expression made (for the hottest rows)."""
 
 
 class Columns(Protocol):

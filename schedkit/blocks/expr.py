@@ -70,16 +70,21 @@ class Expr:
         self.cols = list(cols)
         self.coefs = list(coefs)
 
-    @staticmethod
-    def term(col: int, coef: float = 1.0) -> Expr:
+    @classmethod
+    def term(cls, col: int, coef: float = 1.0) -> Expr:
         """``coef * column``: one term and no constant (the fast constructor).
+
+        ``FrozenExpr.term(col)`` makes a family's shared variable in one object (rather
+        than a term and its frozen copy).
 
         Examples
         --------
         >>> Expr.term(2).cols, Expr.term(2, -1.0).coefs
         ([2], [-1.0])
+        >>> type(FrozenExpr.term(2)).__name__
+        'FrozenExpr'
         """
-        e = _new(Expr)
+        e = _new(cls)
         e.const, e.cols, e.coefs = 0.0, [col], [coef]
         return e
 
@@ -172,17 +177,7 @@ class Expr:
         >>> Expr(1.0).add_terms([(Expr.term(4), 2.0), (Expr(1.0), -3.0)])
         Expr(-2.0 + 2.0 c4)
         """
-        const, cols, coefs = self.const, self.cols, self.coefs
-        for e, a in pairs:
-            const += a * e.const
-            ec = e.coefs
-            if len(ec) == 1:
-                cols.append(e.cols[0])
-                coefs.append(a * ec[0])
-            else:
-                cols += e.cols
-                coefs += [a * c for c in ec]
-        self.const = const
+        self.const = sum_into(self.const, self.cols, self.coefs, pairs)
         return self
 
     def frozen(self) -> FrozenExpr:
@@ -302,6 +297,29 @@ class FrozenExpr(Expr):
 
     def add_terms(self, pairs) -> Expr:
         raise TypeError("this expression is shared by many rows: add_terms() to a copy() of it")
+
+
+def sum_into(const: float, cols: list[int], coefs: list[float], pairs) -> float:
+    """Append the terms of ``sum(a * e for e, a in pairs)`` to ``cols`` and ``coefs``; return
+    ``const`` plus its constant, added pair by pair (:meth:`Expr.add_terms`, and a row sink
+    that writes a row's terms straight into its arrays).
+
+    Examples
+    --------
+    >>> cols, coefs = [0], [1.0]
+    >>> sum_into(2.0, cols, coefs, [(Expr.term(4), 3.0), (1 - Expr.term(5), 2.0)]), cols, coefs
+    (4.0, [0, 4, 5], [1.0, 3.0, -2.0])
+    """
+    for e, a in pairs:
+        const += a * e.const
+        ec = e.coefs
+        if len(ec) == 1:
+            cols.append(e.cols[0])
+            coefs.append(a * ec[0])
+        else:
+            cols += e.cols
+            coefs += [a * c for c in ec]
+    return const
 
 
 #: ``_row(Row, (expr, lower, upper))``: a row without the named tuple's keyword handling.

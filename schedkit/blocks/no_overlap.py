@@ -76,7 +76,7 @@ duration holds its device for no time, and may sit anywhere.
         order = ctx.family("order")
         x, timing = ctx.family("x"), ctx.family("timing")
         hd, tl = ctx.device_heads, ctx.device_tails
-        H, slack, devices, add = ctx.horizon, bound_slack(ctx.horizon), p.devices, blk.add
+        H, slack, devices, add_sum = ctx.horizon, bound_slack(ctx.horizon), p.devices, blk.add_sum
         # 1 - x[k,d], "k is elsewhere": made once per task and device, shared by every pair
         away = [{d: (1 - x.x(k, d)).frozen() for d in allowed} for k, allowed in enumerate(p.allowed)]
         for i, j in order.pairs:
@@ -93,10 +93,10 @@ duration holds its device for no time, and may sit anywhere.
                     m1 = max(0.0, H - tail[d] - head[d]) + slack
                     m2 = max(0.0, latest + duration - lowest)
                     m3 = max(0.0, H - tail[d] - lowest) + slack
-                    # start_s - start_f - p_fd + M1 Y + M2 (1 - x_fd) + M3 (1 - x_sd) >= 0, summed in
-                    # place (the hottest rows of a build: no intermediate expression per term)
-                    row = (gap - duration).add_terms(((Y, m1), (first_away[d], m2), (second_away[d], m3)))
-                    add("disjunct", (ti, tj, devices[d], tag), row >= 0)
+                    # start_s - start_f - p_fd + M1 Y + M2 (1 - x_fd) + M3 (1 - x_sd) >= 0, summed
+                    # by the sink (the hottest rows of a build: no expression or row object made)
+                    add_sum("disjunct", (ti, tj, devices[d], tag), gap,
+                            ((Y, m1), (first_away[d], m2), (second_away[d], m3)), const=-duration, lower=0.0)
 
     def build_cp(self, cp):
         durations = cp.problem.durations

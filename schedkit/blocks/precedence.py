@@ -77,10 +77,8 @@ $x_{i,u} + x_{j,v} \le 1$.
                     # the order of the template (constant K first, then x_a, then each x_b)
                     k = sum(cost.values())
                     here, there = (i, j) if side == "from" else (j, i)
-                    delay = wait + k - k * x.x(here, a)
-                    for b, c in cost.items():
-                        delay.add(x.x(there, b), -c)
-                    blk.add("delay", (ti, tj, f"{side}_{p.devices[a]}"), delay >= 0)
+                    terms = [(x.x(here, a), -k)] + [(x.x(there, b), -c) for b, c in cost.items()]
+                    blk.add_sum("delay", (ti, tj, f"{side}_{p.devices[a]}"), wait, terms, const=k, lower=0.0)
 
     def build_cp(self, cp):
         p, model = cp.problem, cp.model

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from schedkit.blocks.expr import Expr, Row
+from schedkit.blocks.expr import Expr, Row, sum_into
 from schedkit.errors import FormulationError
 
 INF = math.inf
@@ -68,6 +68,7 @@ class LinearModel:
         self.integer: list[bool] = []
         self.col_groups: dict[tuple, Group] = {}
         self._col_owner: list[tuple[Group, int]] = []
+        # (the row arrays grow in place and are never replaced: row sinks hold them)
         self.row_lower: list[float] = []
         self.row_upper: list[float] = []
         self.row_start: list[int] = [0]
@@ -147,8 +148,7 @@ class LinearModel:
         return self._names
 
     def _row_owners(self) -> list[tuple[Group, int]]:
-        """The group of every row and its place there (made when asked: the row sink keeps
-        only the groups, one less tuple per row on the hot path)."""
+        """The group of every row and its place there (made when asked, not kept per row)."""
         owners: list = [None] * self.num_rows
         for group in self.row_groups.values():
             for k, r in enumerate(group.indices):
@@ -205,6 +205,7 @@ class LinearModel:
                             integer=self.integer[c], block=group.block)
         lower, upper, index, value = self.lower, self.upper, self.row_index, self.row_value
         owners = self._row_owners()
+        sinks: dict[str | None, RowBlock] = {}
         for r in range(self.num_rows):
             lo, hi = self.row_lower[r], self.row_upper[r]
             cols, coefs = [], []
@@ -219,7 +220,10 @@ class LinearModel:
                     lo, hi = lo - most, hi - least
             if cols and (lo > -INF or hi < INF):
                 group, k = owners[r]
-                out.add_row(group.block, group.name, group.keys[k], cols, coefs, lower=lo, upper=hi)
+                sink = sinks.get(group.block)
+                if sink is None:
+                    sink = sinks[group.block] = out.rows(group.block)
+                sink.add(group.name, group.keys[k], Expr(0.0, cols, coefs), lower=lo, upper=hi)
         out.objective = {where[c]: a for c, a in self.objective.items()}
         return out, where
 
@@ -263,20 +267,24 @@ class RowBlock:
     ('precedence.delay(a_b)', ([1, 0], [1.0, -1.0]), 2.0, 7.0)
     """
 
-    __slots__ = ("lin", "kind", "_groups")
+    __slots__ = ("lin", "kind", "_groups", "_lower", "_upper", "_index", "_value", "_start")
 
     def __init__(self, lin: LinearModel, kind: str | None):
         self.lin = lin
         self.kind = kind
         self._groups: dict[str, Group] = {}
+        # The model's row arrays, bound once: they grow in place and are never replaced.
+        self._lower, self._upper = lin.row_lower, lin.row_upper
+        self._index, self._value, self._start = lin.row_index, lin.row_value, lin.row_start
 
     def add(self, name: str, key, row, *before, lower: float = -INF, upper: float = INF) -> None:
         """Add ``lower <= row <= upper`` as row ``KIND.name(key)``.
 
         ``row`` is a :class:`~schedkit.blocks.expr.Row` (a comparison, which carries its
         sides) or an :class:`~schedkit.blocks.expr.Expr` with ``lower`` and ``upper``, from
-        which its constant is taken. A column met twice in it is summed once. The form of
-        the blocks before ``Expr``, ``add(name, key, cols, coefs, lower, upper)``, still works.
+        which its constant is taken. A column met twice in it is summed once (so in
+        :meth:`add_sum`). The form of the blocks before ``Expr``,
+        ``add(name, key, cols, coefs, lower, upper)``, still works.
         """
         if type(row) is Row:
             expr, lower, upper = row
@@ -287,26 +295,59 @@ class RowBlock:
         else:
             expr, lower, upper = _columns_form(row, before, lower, upper)
         cols = expr.cols
-        if len(cols) > 1 and len(set(cols)) != len(cols):
+        n = len(cols)  # (a set per row is the dearest step of short rows: two are compared)
+        if n > 1 and (cols[0] == cols[1] if n == 2 else len(set(cols)) != n):
             expr = expr.merged()
             cols = expr.cols
-        # The row appended to the model's arrays here, not through a second call: this is
-        # the hot path of every build (one group per row name, kept by the sink).
-        lin = self.lin
+        self._index += cols
+        self._value += expr.coefs
+        self._close(name, key, lower, upper)
+
+    def add_sum(self, name: str, key, base: Expr, terms, *, const: float = 0.0, lower: float = -INF,
+                upper: float = INF) -> None:
+        """Add ``lower <= base + const + sum(a * e for e, a in terms) <= upper`` as ``KIND.name(key)``.
+
+        The floats of ``add(name, key, (base + const).add_terms(terms), lower=, upper=)``, with
+        no expression or row made (the disjunctive rows: most rows of a build).
+
+        Examples
+        --------
+        >>> lin = LinearModel()
+        >>> s, x = (Expr.term(c) for c in lin.add_columns("v", [("s",), ("x",)], lower=0, upper=9))
+        >>> RowBlock(lin, "demo").add_sum("late", ("a",), s, [(1 - x, 4.0)], const=-2.0, lower=0.0)
+        >>> lin.row(0), lin.row_lower[0]
+        (([0, 1], [1.0, -4.0]), -2.0)
+        """
+        index, value = self._index, self._value
+        first = len(index)
+        index += base.cols
+        value += base.coefs
+        const = sum_into(base.const + const, index, value, terms)
+        cols = index[first:]
+        n = len(cols)
+        if n > 1 and (cols[0] == cols[1] if n == 2 else len(set(cols)) != n):
+            merged = Expr(0.0, cols, value[first:]).merged()
+            index[first:], value[first:] = merged.cols, merged.coefs
+        if const:
+            lower, upper = lower - const, upper - const
+        self._close(name, key, lower, upper)
+
+    def _close(self, name: str, key, lower: float, upper: float) -> None:
+        """End the row whose terms were just appended: its sides, its end, its group and key."""
         group = self._groups.get(name)
         if group is None:
-            group = self._groups[name] = lin.row_groups.get((self.kind, name))
+            lin = self.lin
+            group = lin.row_groups.get((self.kind, name))
             if group is None:
-                group = self._groups[name] = lin.row_groups[self.kind, name] = Group(self.kind, name)
+                group = lin.row_groups[self.kind, name] = Group(self.kind, name)
+            self._groups[name] = group
         group.keys.append(key if type(key) is tuple else _as_key(key))
-        group.indices.append(len(lin.row_lower))
-        lin.row_lower.append(float(lower))
-        lin.row_upper.append(float(upper))
-        index = lin.row_index
-        index += cols
-        lin.row_value += expr.coefs
-        lin.row_start.append(len(index))
-        lin._names = None
+        row_lower = self._lower
+        group.indices.append(len(row_lower))
+        row_lower.append(float(lower))
+        self._upper.append(float(upper))
+        self._start.append(len(self._index))
+        self.lin._names = None
 
 
 def _columns_form(cols, before: tuple, lower: float, upper: float) -> tuple[Expr, float, float]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from schedkit.blocks.expr import Expr
+from schedkit.blocks.expr import Expr, FrozenExpr
 from schedkit.milp.families.base import Draft, Family, register_family
 
 
@@ -27,7 +27,7 @@ class AssignmentFamily(Family):
         self.cols = dict(zip(pairs, cols))
         # Every x[i, d] as an expression, made once: the rows of a large build ask for them
         # hundreds of thousands of times (frozen, so that no row changes another's).
-        self._x = {pair: Expr.term(col).frozen() for pair, col in self.cols.items()}
+        self._x = {pair: FrozenExpr.term(col) for pair, col in self.cols.items()}
         one = Expr(1.0).frozen()
         self._x.update(((i, a[0]), one) for i, a in enumerate(p.allowed) if len(a) == 1)
         self._zero = Expr(0.0).frozen()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schedkit.blocks.expr import Expr
+from schedkit.blocks.expr import Expr, FrozenExpr
 from schedkit.milp.families.base import Family, register_family
 
 
@@ -22,11 +22,14 @@ transitive closure of the task graph leaves unordered: $y_{ij} = 1$ when $i$ com
         cols = self.ctx.lin.add_columns("order", [(p.tasks[a], p.tasks[b]) for a, b in self.pairs], 0, 1,
                                         integer=True)
         self.cols = dict(zip(self.pairs, cols))
-        self._y = {pair: Expr.term(col).frozen() for pair, col in self.cols.items()}
 
     def y(self, i: int, j: int) -> Expr:
-        """The order binary of an unordered pair ``i < j``: 1 when ``i`` comes first."""
-        return self._y[i, j]
+        """The order binary of an unordered pair ``i < j``: 1 when ``i`` comes first.
+
+        Made on each call, not kept: a block asks for each pair's once or twice, and a kept
+        expression per pair (three objects) is what the cycle collector walks after a build.
+        """
+        return FrozenExpr.term(self.cols[i, j])
 
     def col(self, i: int, j: int) -> int:
         """Column of the order binary of an unordered pair ``i < j``."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from schedkit.blocks.expr import Expr
+from schedkit.blocks.expr import Expr, FrozenExpr
 from schedkit.milp.families.base import Draft, Family, register_family
 from schedkit.numerics import bound_slack
 
@@ -44,14 +44,14 @@ $i$ on device $d$ (the least work and transfer time before it starts there)."""
         self.ends = dict(zip(flexible, ends))
         rows = ctx.lin.rows(None)
         # start and end of every task, made once and frozen (see AssignmentFamily)
-        self._start = [Expr.term(c).frozen() for c in self.starts]
+        self._start = [FrozenExpr.term(c) for c in self.starts]
         self._end: list[Expr] = []
         for i in tasks:
             start = self._start[i]
             if i not in self.ends:
                 self._end.append(Expr(p.durations[i][p.allowed[i][0]], [self.starts[i]], [1.0]).frozen())
                 continue
-            end = Expr.term(self.ends[i]).frozen()
+            end = FrozenExpr.term(self.ends[i])
             work = Expr()
             for d, duration in p.durations[i].items():
                 if duration:
