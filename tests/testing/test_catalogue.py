@@ -1,6 +1,6 @@
 """The catalogue of instances with known optima (schedkit.testing.instances) and what it shows.
 
-Every method runs over it in tests/test_conformance.py; here: the instances themselves
+Every method runs over it in tests/integration/test_conformance.py; here: the instances themselves
 and two optimal placements that a user can check by hand.
 """
 
@@ -12,7 +12,7 @@ import pytest
 import schedkit
 from schedkit.testing.instances import CATALOGUE, comm_decides, instance
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.mark.parametrize("name", ["topcuoglu2002", "ft06", "la01"])
