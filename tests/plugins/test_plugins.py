@@ -14,7 +14,7 @@ from schedkit.blocks import BLOCKS
 from schedkit.cli.main import main, split_plugins
 from schedkit.methods import METHODS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = str(ROOT / "examples" / "tiny.yaml")
 HETERO = str(ROOT / "examples" / "hetero20.yaml")
 
