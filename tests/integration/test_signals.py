@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCHEDKIT = [sys.executable, "-m", "schedkit.cli"]
 #: A problem whose exact solve runs far past the test (a 3 % gap after seconds, unproven in 60 s).
 SLOW = ["generate", "layered", "--levels", "12", "--width", "10"]

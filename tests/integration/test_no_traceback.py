@@ -10,7 +10,7 @@ from helpers.bad_inputs import UNREADABLE
 from schedkit import Formulation, Problem, SchedkitError, Schedule, solve
 from schedkit.cli.main import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = str(ROOT / "examples" / "tiny.yaml")
 
 
