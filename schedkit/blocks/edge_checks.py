@@ -125,10 +125,10 @@ def placed_edges_at(problem, schedule, found: Suspects):
     edge's size, its source and consumer rows, their device indices and its transfer row
     (``None`` when there is none).
     """
-    tasks, edges, index = problem.tasks, problem.edges, problem.device_index
+    tasks, index = problem.tasks, problem.device_index
     rows, transfers, moved = found.rows, schedule.transfers, found.moved
     for k in found.edges.tolist():
-        i, j, size = edges[k]
+        i, j, size = problem.edges[k]  # (read only where an edge is suspect: none, when valid)
         a, b = rows[tasks[i]], rows[tasks[j]]
         at = -1 if moved is None else int(moved[k])
         yield size, a, b, index[a.device], index[b.device], transfers[at] if at >= 0 else None

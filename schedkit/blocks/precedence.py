@@ -39,7 +39,7 @@ $x_{i,u} + x_{j,v} \le 1$.
     builds_rows = True
 
     def applies_to(self, problem):
-        return bool(problem.edges)
+        return bool(problem.spec.edges)  # (one per edge of Problem.edges, which it need not build)
 
     def edge_delays(self):
         return self.communication

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from schedkit.problem.edge_table import EdgeTable
+from schedkit.problem.edge_table import edge_columns
 from schedkit.problem.network import Payload
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -105,9 +105,10 @@ class ProblemArrays:
     def __init__(self, problem: Problem):
         n, m = len(problem.tasks), len(problem.devices)
         self.n, self.m = n, m
-        edges = problem.edges
-        columns = columns_read = _edge_columns(problem)
+        # Bulk-loaded edges are read from their columns: Problem.edges is not built for them.
+        columns = columns_read = edge_columns(problem.spec, problem.tasks)
         if columns is None:
+            edges = problem.edges
             table = np.fromiter(chain.from_iterable(edges), dtype=np.float64, count=3 * len(edges)).reshape(-1, 3)
             columns = table[:, 0].astype(np.int64), table[:, 1].astype(np.int64), np.ascontiguousarray(table[:, 2])
         self.edge_src, self.edge_dst, self.edge_size = columns
@@ -121,9 +122,10 @@ class ProblemArrays:
         # Inputs with their own transfer times (a Payload): few, timed one by one.
         self.payloads: dict[int, dict] = {}
         self.pred_payload = np.zeros(n, dtype=bool)
-        self.edge_payload = np.zeros(len(edges), dtype=bool)
-        where = np.empty(len(edges), dtype=np.int64)
-        where[by_dst] = np.arange(len(edges))
+        count = len(self.edge_src)
+        self.edge_payload = np.zeros(count, dtype=bool)
+        where = np.empty(count, dtype=np.int64)
+        where[by_dst] = np.arange(count)
         # An EdgeTable holds no transfer times: none of its edges is a Payload.
         kinds = np.fromiter(map(type, map(itemgetter(2), edges)), dtype=object, count=len(edges)) \
             if columns_read is None else np.zeros(0, dtype=object)
@@ -251,22 +253,6 @@ def _link_classes(problem: Problem, arrays: ProblemArrays):
             return None, None, None
         tables.append(table)
     return cls, tables[0], tables[1]
-
-
-def _edge_columns(problem: Problem) -> tuple | None:
-    """``(src, dst, size)`` of ``problem.edges`` from the spec's
-    :class:`~schedkit.problem.edge_table.EdgeTable` (the same floats: a size not given is the
-    source's ``output_size``), without reading 1.8 million tuples; ``None`` without one."""
-    table = problem.spec.edges
-    if not isinstance(table, EdgeTable) or table.names != problem.tasks:
-        return None
-    src, dst = table.src.astype(np.int64), table.dst.astype(np.int64)
-    size = np.array(table.size, dtype=np.float64)
-    missing = np.isnan(size)
-    if missing.any():
-        outputs = np.array([t.output_size for t in problem.spec.tasks], dtype=np.float64)
-        size[missing] = outputs[src[missing]]
-    return src, dst, size
 
 
 def _offsets(ends: np.ndarray, n: int) -> np.ndarray:

@@ -9,7 +9,8 @@ holds when :mod:`schedkit.problem.bulk` loaded the edges in bulk. It is a read-o
 sequence of ``EdgeSpec``: indexing or iterating makes each one, equal to the one the
 file's row validates to, so that code written for a list of ``EdgeSpec`` reads it
 unchanged (and ``model_dump`` writes the same rows). :class:`~schedkit.problem.Problem`
-builds its edge lists from the columns directly (:func:`edge_lists`).
+builds its edge lists from the columns directly (:func:`edge_lists`), and only when one is
+read (:class:`EdgeLists`): its arrays, checks, HEFT and the validator read the columns.
 
 Examples
 --------
@@ -26,14 +27,13 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import itemgetter
 from types import SimpleNamespace
 
 import numpy as np
 
 from schedkit.problem.spec import EdgeSpec
 
-__all__ = ["EdgeTable", "edge_lists", "largest_only"]
+__all__ = ["EdgeLists", "EdgeTable", "edge_columns", "edge_lists", "largest_only"]
 
 _new = EdgeSpec.__new__
 _set = object.__setattr__
@@ -154,6 +154,35 @@ def edge_lists(spec, task_index: dict, payload) -> tuple[list, list, list]:
     return edges, _grouped(dst_keys, src, sizes, n), _grouped(src_keys, dst, sizes, n)
 
 
+class EdgeLists:
+    """``Problem.edges``, ``preds`` or ``succs``: the three built together by
+    :func:`edge_lists` on the first read of one, then plain attributes of the problem.
+
+    A problem bulk-loaded from 1.8 million edges holds them as columns already (its
+    :class:`EdgeTable`, and ``Problem.arrays`` in CSR form); as lists of tuples they would be
+    420 MB that HEFT, the bounds and the validator never read.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> p.preds[1], "succs" in vars(p)
+    ([(0, 4000000.0)], True)
+    """
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __get__(self, problem, owner=None):
+        if problem is None:
+            return self
+        # Stored in the instance: later reads find them there, not here (no __set__).
+        cache = problem.__dict__
+        cache["edges"], cache["preds"], cache["succs"] = edge_lists(problem.spec, problem.task_index,
+                                                                     problem._payload)
+        return cache[self.name]
+
+
 def _grouped(keys: np.ndarray, other: list, sizes: list, n: int) -> list[list]:
     """Per task ``t``, ``(other[e], sizes[e])`` over the edges ``e`` with ``keys[e] == t``,
     in edge order (a stable sort, unless the edges come sorted, then one slice per task)."""
@@ -168,11 +197,40 @@ def _grouped(keys: np.ndarray, other: list, sizes: list, n: int) -> list[list]:
     return [pairs[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
+def edge_columns(spec, tasks: list) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(src, dst, size)`` of the edges of ``spec`` as arrays, read from its
+    :class:`EdgeTable` (the floats of :func:`edge_lists`: a size not given is the source's
+    ``output_size``); ``None`` when its edges are a list, or when ``tasks`` (the problem's
+    task names) are no longer the table's (the tasks were replaced since).
+
+    Examples
+    --------
+    >>> from schedkit.problem.loading import parse_spec
+    >>> spec = parse_spec({"devices": [{"name": "d"}], "tasks": [
+    ...     {"name": n, "work": 1, "output_size": 3} for n in "ab"]})
+    >>> table = EdgeTable(["a", "b"], np.array([0]), np.array([1]), np.array([np.nan]))
+    >>> edge_columns(spec.model_copy(update={"edges": table}), ["a", "b"])
+    (array([0]), array([1]), array([3.]))
+    >>> edge_columns(spec, ["a", "b"]) is None
+    True
+    """
+    table = spec.edges
+    if not isinstance(table, EdgeTable) or table.names != tasks:
+        return None
+    src, dst = table.src.astype(np.int64), table.dst.astype(np.int64)
+    size = np.array(table.size, dtype=np.float64)
+    missing = np.isnan(size)
+    if missing.any():
+        outputs = np.array([t.output_size for t in spec.tasks], dtype=np.float64)
+        size[missing] = outputs[src[missing]]
+    return src, dst, size
+
+
 def largest_only(problem):
     """``problem`` for :func:`~schedkit.problem.network.check_finite_transfers`, which looks
     at its largest edge only: a view holding that edge alone when the edges came from an
-    :class:`EdgeTable` (numpy finds it, the first of the largest as ``max`` does, without
-    1.8 million calls of a key function), else ``problem`` itself.
+    :class:`EdgeTable` (numpy finds it in the columns, the first of the largest as ``max``
+    does, and ``Problem.edges`` is not built), else ``problem`` itself.
 
     Examples
     --------
@@ -180,7 +238,10 @@ def largest_only(problem):
     >>> largest_only(Problem.load("examples/tiny.yaml")).edges[:1]
     [(0, 1, 4000000.0)]
     """
-    if not isinstance(problem.spec.edges, EdgeTable) or not problem.edges:
+    columns = edge_columns(problem.spec, problem.tasks)
+    if columns is None:
         return problem
-    sizes = np.fromiter(map(itemgetter(2), problem.edges), dtype=np.float64, count=len(problem.edges))
-    return SimpleNamespace(**{**vars(problem), "edges": [problem.edges[int(np.argmax(sizes))]]})
+    src, dst, size = columns
+    # The one entry of Problem.edges it stands for: task numbers and the size as Python numbers.
+    largest = [] if not len(size) else [(int(src[k]), int(dst[k]), float(size[k])) for k in [int(np.argmax(size))]]
+    return SimpleNamespace(**{**vars(problem), "edges": largest})

@@ -36,7 +36,7 @@ from schedkit.problem import graph
 from schedkit.problem.arrays import ProblemArrays
 from schedkit.problem.batches import Batches
 from schedkit.problem.durations import Room, TypeRow, TypeTables, per_input
-from schedkit.problem.edge_table import EdgeTable, edge_lists, largest_only
+from schedkit.problem.edge_table import EdgeLists, EdgeTable, largest_only
 from schedkit.problem.network import Network, Payload, check_finite_transfers
 from schedkit.problem.spec import ProblemSpec
 from schedkit.problem.loading import load_spec, parse_spec
@@ -81,6 +81,10 @@ class Problem:
         Every channel of the network.
     """
 
+    # Built on first use: from a bulk-loaded EdgeTable they are 420 MB at 1.8 million edges
+    # that HEFT, the bounds and the validator never read (they read ``arrays``).
+    edges, preds, succs = EdgeLists(), EdgeLists(), EdgeLists()
+
     def __init__(self, spec: ProblemSpec):
         self.spec = expect(spec, ProblemSpec, "a ProblemSpec (or Problem.load(path), Problem.from_dict(data))",
                            ProblemError)
@@ -121,7 +125,8 @@ class Problem:
             self.durations.append(table)
         self.allowed = [table.kinds.devices if table.__class__ is TypeRow else tuple(table)
                         for table in self.durations]
-        self.edges, self.preds, self.succs = edge_lists(spec, self.task_index, self._payload)
+        if not isinstance(spec.edges, EdgeTable):
+            self.edges  # noqa: B018 - a list of EdgeSpec: its sizes and transfer times checked on load
         self._build_network()
         self._check_reachable_placements()
         self._check_fixed_memory()
@@ -155,7 +160,7 @@ class Problem:
         return cls(parse_spec(data))
 
     def __repr__(self) -> str:
-        return (f"Problem({self.name!r}: {len(self.tasks)} tasks, {len(self.edges)} edges, "
+        return (f"Problem({self.name!r}: {len(self.tasks)} tasks, {len(self.spec.edges)} edges, "
                 f"{len(self.devices)} devices)")
 
     # ------------------------------------------------------------------ network

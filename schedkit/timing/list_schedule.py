@@ -139,8 +139,12 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
         schedule: not a proof that none exists).
     """
     n = len(problem.tasks)
-    preds, succs, durations = problem.preds, problem.succs, problem.durations
-    indegree = [len(preds[i]) for i in range(n)]
+    durations = problem.durations
+    # The graph from the CSR arrays (the order of Problem.preds and succs): a bulk-loaded
+    # problem then never builds its edge lists.
+    graph = problem.arrays
+    indegree = np.diff(graph.pred_ptr).tolist()
+    succ_ptr, succ_dst = graph.succ_ptr.tolist(), graph.succ_dst
     heap = [(-priority[i], i) for i in range(n) if indegree[i] == 0]
     heapq.heapify(heap)
     device = [-1] * n
@@ -252,7 +256,7 @@ def list_schedule(problem: Problem, priority: Sequence[float], *,
             waiting.clear()
         if group is not None:
             group_device[group] = d
-        for j, _ in succs[i]:
+        for j in succ_dst[succ_ptr[i]:succ_ptr[i + 1]].tolist():
             indegree[j] -= 1
             if indegree[j] == 0:
                 heapq.heappush(heap, (-priority[j], j))
@@ -271,9 +275,19 @@ def _shortest(arrays, i: int, candidates: Sequence[int]) -> list[int]:
 
 
 def _ready(problem: Problem, i: int, d: int, device: list[int], end: list[float]) -> float:
-    """When every input of task ``i`` is on device ``d`` (the reference loop)."""
+    """When every input of task ``i`` is on device ``d`` (the reference loop).
+
+    The inputs are read from the CSR arrays (the order and floats of ``Problem.preds``), from
+    ``Problem.preds`` where one gives its own transfer times (a Payload, which the arrays
+    hold as its size alone)."""
+    a = problem.arrays
+    if a.pred_payload[i]:
+        inputs = problem.preds[i]
+    else:
+        lo, hi = a.pred_ptr[i], a.pred_ptr[i + 1]
+        inputs = zip(a.pred_src[lo:hi].tolist(), a.pred_size[lo:hi].tolist())
     ready = 0.0
-    for p, size in problem.preds[i]:
+    for p, size in inputs:
         at = arrival(problem, end[p], size, device[p], d)
         if at > ready:
             ready = at
