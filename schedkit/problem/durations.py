@@ -9,7 +9,9 @@ entry). Any other task goes device by device.
 
 A task keyed by device types (plain numbers, no pin, no workload) is not tabled at all:
 its :class:`TypeRow` holds a number per type, its own devices' entries, and the devices it
-may use shared with every task that names the same types (:class:`TypeTables`).
+may use shared with every task that names the same types (:class:`TypeTables`). Nor is a
+task given by ``work`` on a large problem (:data:`WORK_ROWS_FROM`): its :class:`WorkRow`
+holds its work and its :class:`Room`, and divides on each read.
 
 Examples
 --------
@@ -29,16 +31,24 @@ from itertools import repeat
 from operator import truediv
 
 
-class Room:
-    """Devices a task's memory fits (by index), with their speeds and types in that order."""
+#: Tasks x devices from which a task given by ``work`` (no pin, no workload) gets a
+#: :class:`WorkRow`, not a dict: 60,000 tasks on 50 devices make 200 MB of dicts and
+#: floats; below, a dict is cheap and its look-ups (the MILP builders' loops) faster.
+WORK_ROWS_FROM = 1_000_000
 
-    __slots__ = ("indices", "devices", "speeds", "types")
+
+class Room:
+    """Devices a task's memory fits (by index), with their speeds and types in that order,
+    and each one's speed by index (``speed_of``)."""
+
+    __slots__ = ("indices", "devices", "speeds", "types", "speed_of")
 
     def __init__(self, all_devices, indices):
         self.indices = tuple(indices)
         self.devices = [all_devices[k] for k in self.indices]
         self.speeds = [d.speed for d in self.devices]
         self.types = [d.type for d in self.devices]
+        self.speed_of = dict(zip(self.indices, self.speeds))
 
     def durations(self, task, device_index: dict):
         """``map(task.duration_on, self.devices)``, the same values (see the module)."""
@@ -131,6 +141,57 @@ class TypeRow(Mapping):
         return f"TypeRow({dict(self)!r})"
 
 
+class WorkRow(Mapping):
+    """``durations[i]`` of a task given by ``work`` on a large problem: a read-only mapping
+    device -> ``work / speed`` over the devices of its :class:`Room`, divided on each read
+    (the very float of the dict it stands for, which it compares equal to).
+
+    ``values()`` and ``items()`` answer lists (by C-level maps: the arrays read every task's).
+
+    Examples
+    --------
+    >>> from schedkit.problem.spec import DeviceSpec
+    >>> row = WorkRow(3.0, Room([DeviceSpec(name="a"), DeviceSpec(name="b", speed=2.0)], [1]))
+    >>> row[1], 0 in row, row.get(0), row == {1: 1.5}, row.least()
+    (1.5, False, None, True, 1.5)
+    """
+
+    __slots__ = ("work", "room")
+
+    def __init__(self, work: float, room: Room):
+        self.work = work
+        self.room = room
+
+    def __getitem__(self, d):
+        return self.work / self.room.speed_of[d]
+
+    def get(self, d, default=None):
+        speed = self.room.speed_of.get(d)
+        return default if speed is None else self.work / speed
+
+    def __contains__(self, d) -> bool:
+        return d in self.room.speed_of
+
+    def __iter__(self):
+        return iter(self.room.indices)
+
+    def __len__(self) -> int:
+        return len(self.room.indices)
+
+    def values(self) -> list[float]:
+        return list(map(truediv, repeat(self.work), self.room.speeds))
+
+    def items(self) -> list[tuple[int, float]]:
+        return list(zip(self.room.indices, self.values()))
+
+    def least(self) -> float:
+        """The shortest duration (``min(self.values())``)."""
+        return min(self.values())
+
+    def __repr__(self) -> str:
+        return f"WorkRow({dict(self.items())!r})"
+
+
 class Kinds:
     """The devices a :class:`TypeRow` holds (increasing), each device's type number, which
     devices it holds (``fits[d]``) and the types of those that take their type's entry
@@ -149,7 +210,9 @@ class Kinds:
 
 
 class TypeTables:
-    """Makes the :class:`TypeRow` of each task that keys its durations by type.
+    """Makes the :class:`TypeRow` of each task that keys its durations by type, and the
+    :class:`WorkRow` of each task given by ``work`` (no pin) when ``tasks`` x devices
+    reaches :data:`WORK_ROWS_FROM`.
 
     A task qualifies when a key of its ``durations`` is a device type, every value is a
     plain number (no per-batch map) and it gives no ``pin``; any other task keeps its dict
@@ -166,7 +229,9 @@ class TypeTables:
     ([0, 1, 3], 3.0, 1.0)
     """
 
-    def __init__(self, devices, device_index: dict):
+    def __init__(self, devices, device_index: dict, tasks: int = 0):
+        # Tasks given by work get a WorkRow on a large problem (tasks x devices pairs).
+        self.by_work = tasks * len(devices) >= WORK_ROWS_FROM
         names: dict[str, int] = {}
         self.type_number = names
         self.device_index = device_index
@@ -179,6 +244,8 @@ class TypeTables:
     def row(self, task, room: Room) -> TypeRow | None:
         """The task's row, or ``None`` where it keeps a dict (see the class)."""
         table = task.durations
+        if table is None and self.by_work and task.pin is None:
+            return WorkRow(task.work, room)
         if table is None or task.pin is not None or not self.type_number:
             return None
         number, index = self.type_number, self.device_index

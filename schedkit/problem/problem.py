@@ -35,7 +35,7 @@ from schedkit.numerics import fits
 from schedkit.problem import graph
 from schedkit.problem.arrays import ProblemArrays
 from schedkit.problem.batches import Batches
-from schedkit.problem.durations import Room, TypeRow, TypeTables, per_input
+from schedkit.problem.durations import Room, TypeRow, TypeTables, WorkRow, per_input
 from schedkit.problem.edge_table import EdgeLists, EdgeTable, largest_only
 from schedkit.problem.network import Network, Payload, check_finite_transfers
 from schedkit.problem.spec import ProblemSpec
@@ -59,8 +59,8 @@ class Problem:
         Names, in file order; a task or device is referred to by its position.
     durations : list of mapping
         ``durations[i][d]``: time of task ``i`` on device ``d``, for its allowed devices only:
-        a dict, or for a task keyed by device types a read-only
-        :class:`~schedkit.problem.durations.TypeRow` (a number per type, not per device).
+        a dict, or a read-only mapping of :mod:`~schedkit.problem.durations`: a ``TypeRow`` (a task
+        keyed by device types: a number per type), a ``WorkRow`` (by work, on a large problem).
     allowed : list of tuple
         Devices each task may run on (its durations, restricted by ``pin``).
     task_memory, weight_memory, activation_memory : list of float
@@ -103,8 +103,8 @@ class Problem:
         # The devices each memory size fits, once per size (most tasks share a few); a task's
         # durations on them by map and zip, since this loop meets tasks x devices pairs.
         room_for: dict[float, Room] = {}
-        # A task keyed by device types holds a number per type, not one per device (TypeRow).
-        typed = TypeTables(spec.devices, self.device_index) if spec.workload is None else None
+        # No table of a task keyed by device types (TypeRow), nor on a large problem of one by work (WorkRow).
+        typed = TypeTables(spec.devices, self.device_index, len(spec.tasks)) if spec.workload is None else None
         for task in spec.tasks:
             room = room_for.get(task.memory)
             if room is None:
@@ -123,8 +123,8 @@ class Problem:
                     table.update(per_input(task, devices, indices, table))
                 table = {k: duration for k, duration in table.items() if duration is not None}
             self.durations.append(table)
-        self.allowed = [table.kinds.devices if table.__class__ is TypeRow else tuple(table)
-                        for table in self.durations]
+        self.allowed = [table.kinds.devices if table.__class__ is TypeRow else
+                        table.room.indices if table.__class__ is WorkRow else tuple(table) for table in self.durations]
         if not isinstance(spec.edges, EdgeTable):
             self.edges  # noqa: B018 - a list of EdgeSpec: its sizes and transfer times checked on load
         self._build_network()
@@ -331,7 +331,8 @@ class Problem:
     @cached_property
     def min_duration(self) -> list[float]:
         """Shortest duration of each task over its allowed devices."""
-        return [table.least() if table.__class__ is TypeRow else min(table.values()) for table in self.durations]
+        return [table.least() if table.__class__ in (TypeRow, WorkRow) else min(table.values())
+                for table in self.durations]
 
     @cached_property
     def heads(self) -> list[float]:
