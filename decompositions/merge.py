@@ -85,11 +85,12 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from schedkit.reductions import Reduction, register_decomposition
+from schedkit.reductions.budget import finish_seconds, slowdown
 from schedkit.reductions.coarsen import Collocation, coarse_problem, expanded, makespan_of, reordered_times
 from schedkit.reductions.reduction import DEFAULT_BLOCKS
 from schedkit.reductions.refine import refined_mapping
 from schedkit.decompositions.merge_graph import MergeGraph
-from schedkit.decompositions.merge_levels import level_runs, slowdown
+from schedkit.decompositions.merge_levels import level_runs
 from schedkit.errors import SchedkitError
 from schedkit.numerics import shorter
 from schedkit.problem import Problem
@@ -321,10 +322,6 @@ GREEDY_SHARE = 0.25
 #: on a 100,000-task layered graph of 3.0 million edges: 0.98 s).
 TIMING_SECONDS = 4e-7
 
-#: CPU seconds per edge or task of what follows it: the schedule, its validation and its
-#: file (measured on the same graph: 0.12, 0.39 and 0.19 s).
-FINISH_SECONDS = 3e-7
-
 
 @register_decomposition("merge")
 class Merge(Reduction):
@@ -335,11 +332,12 @@ class Merge(Reduction):
     supports = DEFAULT_BLOCKS
     Options = MergeOptions
 
-    #: Wall-clock seconds per CPU second in this process, measured on the first linear pass
-    #: over a large graph (a machine shared with other work runs it slower than its CPU time
-    #: says), and the edges and tasks of the problem applied: what the reserves scale with.
+    #: Wall-clock seconds per CPU second in this process (:func:`~schedkit.reductions.budget.slowdown`),
+    #: the edges and tasks of the problem applied, and the end of its solve
+    #: (:func:`~schedkit.reductions.budget.finish_seconds`): what the reserves scale with.
     slowdown: float = 1.0
     size: int = 0
+    finish: float = 0.0
 
     def greedy_tasks(self, problem: Problem) -> int:
         """How many tasks greedy merging may start from; a larger graph starts from about
@@ -362,21 +360,22 @@ class Merge(Reduction):
 
     def finish_seconds(self, timing: bool = True) -> float:
         """Wall-clock seconds kept back, after the parts, for the timing of the expanded
-        schedule (``timing``: :data:`TIMING_SECONDS`), then the schedule, its validation and
-        its file (:data:`FINISH_SECONDS`): linear in the edges and tasks, times :attr:`slowdown`."""
-        return self.slowdown * self.size * (FINISH_SECONDS + (TIMING_SECONDS if timing else 0.0))
+        schedule (``timing``: :data:`TIMING_SECONDS` per edge and task, times :attr:`slowdown`),
+        then the end of the solve (:attr:`finish`, every method's)."""
+        return self.finish + (self.slowdown * self.size * TIMING_SECONDS if timing else 0.0)
 
     def apply(self, problem, blocks=None):
         self.size = len(problem.edges) + len(problem.tasks)
-        if self.deadline is not None and len(problem.tasks) > GREEDY_TASKS:
-            self.slowdown = slowdown(problem)
+        if self.deadline is not None:
+            self.slowdown, self.finish = slowdown(problem), finish_seconds(problem)
         groups, coarse = _coarsened(problem, self.options, self.greedy_tasks(problem))
         return coarse, self.inverse(problem, {"problem": problem, "groups": groups})
 
     def invert_seconds(self, left: float) -> float:
         """What ``invert`` keeps after the parts: the refinement's seconds (``refine``, at most
-        :data:`REFINE_SHARE` of the time left) and :meth:`finish_seconds`."""
-        return min(self.options.refine, REFINE_SHARE * left) + self.finish_seconds()
+        :data:`REFINE_SHARE` of the time left) and the timing of the expanded schedule (the
+        end of the solve is kept by the decomposition method itself)."""
+        return min(self.options.refine, REFINE_SHARE * left) + self.finish_seconds() - self.finish
 
     def invert(self, results, inverse):
         problem, groups = inverse.payload["problem"], inverse.payload["groups"]

@@ -37,15 +37,13 @@ True
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from schedkit.numerics import fits
 from schedkit.problem import Problem
 from schedkit.problem.levels import graph_levels
 
-__all__ = ["task_levels", "level_runs", "slowdown"]
+__all__ = ["task_levels", "level_runs"]
 
 
 def task_levels(problem: Problem) -> np.ndarray:
@@ -70,24 +68,6 @@ def task_levels(problem: Problem) -> np.ndarray:
         if end > begin:
             level[i] = level[src[begin:end]].max() + 1
     return level
-
-
-def slowdown(problem: Problem) -> float:
-    """Wall-clock seconds per CPU second of the problem's topological order and levels (the
-    first passes of :func:`level_runs`, which keeps both): 1 on a machine of its own, more
-    where other work shares the cores (at most 8). ``merge`` scales its reserves by it.
-
-    Examples
-    --------
-    >>> from schedkit import Problem
-    >>> 1.0 <= slowdown(Problem.load("examples/tiny.yaml")) <= 8.0
-    True
-    """
-    wall, cpu = time.perf_counter(), time.process_time()
-    problem.topological_order
-    task_levels(problem)
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    return min(8.0, max(1.0, wall / cpu)) if cpu > 0 else 1.0
 
 
 def level_runs(problem: Problem, target: int) -> list[list[int]]:

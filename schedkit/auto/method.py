@@ -29,10 +29,10 @@ from typing import Any, Callable
 
 from pydantic import Field
 
-from schedkit.auto.plan import Phase, plan, share
+from schedkit.auto.plan import Phase, cuts_least, plan, share
 from schedkit.auto.profile import profile
 from schedkit.auto.state import AutoEvent, Incumbent
-from schedkit.reductions.budget import Budget
+from schedkit.reductions.budget import Budget, finish_seconds
 from schedkit import interrupt
 from schedkit.errors import Interrupted, OptionError, SchedkitError
 from schedkit.methods import METHODS, Method, register_method
@@ -46,11 +46,11 @@ __all__ = ["Auto", "AutoOptions", "DEFAULT_BUDGET"]
 
 #: Seconds ``auto`` spends when no ``time_limit`` is given.
 DEFAULT_BUDGET = 60.0
-#: Share of the budget (at least :data:`RESERVE_MIN` s, and :data:`RESERVE_PER_TASK` s per task)
-#: kept for validating and writing the answer (measured: 1.5-3 s to validate 10,000 tasks).
+#: Share of the budget (at least :data:`RESERVE_MIN` s, and the end of the solve of a large
+#: graph: :func:`~schedkit.reductions.budget.finish_seconds`) kept for validating and
+#: writing the answer.
 RESERVE_SHARE = 0.03
 RESERVE_MIN = 0.3
-RESERVE_PER_TASK = 3e-4
 #: A phase that would get less than this many seconds is skipped.
 MIN_PHASE_SECONDS = 0.5
 #: The list heuristics that give the incumbent (those registered run, while time is left;
@@ -122,10 +122,11 @@ class Auto(Method):
         o = self.options
         began = time.perf_counter()
         reserve = None if o.time_limit is None else \
-            max(RESERVE_MIN, RESERVE_SHARE * o.time_limit, RESERVE_PER_TASK * len(problem.tasks))
+            max(RESERVE_MIN, RESERVE_SHARE * o.time_limit, finish_seconds(problem))
         budget = Budget(None if reserve is None else max(0.0, o.time_limit - reserve))
         state = Incumbent(problem, self.blocks(problem), self._event)
-        shape = profile(problem)
+        left = budget.left()
+        shape = profile(problem, cuts=left is None or left >= cuts_least(len(problem.tasks)))
         cut_short = False
         try:
             self._incumbent(problem, state, budget, shape.memory_limited)
@@ -161,10 +162,13 @@ class Auto(Method):
         phase); ``limited``: some device's memory is finite."""
         order = sorted(INCUMBENT_METHODS, key=lambda name: name != "greedy") \
             if len(problem.tasks) >= LARGE else INCUMBENT_METHODS
+        began = state.elapsed
         for name in order:
             if name not in METHODS.names() or (name in MEMORY_METHODS and not limited):
                 continue
-            if state.schedule is not None and budget.expired():
+            # (the next heuristic, no faster than the first, would end past the time left)
+            left = budget.left()
+            if state.schedule is not None and left is not None and left <= state.elapsed - began:
                 state.skip("incumbent", name, "no time left")
                 continue
             state.begin("incumbent", name)
@@ -176,7 +180,11 @@ class Auto(Method):
         kept = []
         chained = self._bridge_refusal(problem) if any(p.name == "series" for p in phases) else None
         for phase in phases:
-            why = self._too_large(problem, budget.left()) if phase.name == "exact" else None
+            left = budget.left()
+            # (a phase the time left cannot give its least is skipped for that when its turn
+            # comes: its model's size, seconds to count on 100,000 tasks, is not asked)
+            sized = phase.name == "exact" and (left is None or left >= phase.least)
+            why = self._too_large(problem, left) if sized else None
             if phase.name == "series" and chained == "":
                 continue    # (bridge_dp applies: it solves the same chain, every pair)
             if phase.name == "bridge_dp" and chained:

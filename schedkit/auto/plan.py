@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 from schedkit.auto.profile import Profile
 
-__all__ = ["Phase", "plan", "share", "SMALL"]
+__all__ = ["Phase", "plan", "share", "cuts_least", "SMALL"]
 
 #: Graphs up to this many tasks go to the exact solve first (after ``bridge_dp``).
 SMALL = 300
@@ -109,6 +109,18 @@ def plan(profile: Profile) -> list[Phase]:
             phases.append(Phase("windows", "milp", 3.0, WINDOWS_LEAST))
     phases.append(Phase("refine", "refine", 1.0))
     return phases
+
+
+def cuts_least(tasks: int) -> float:
+    """The least time of the phases that cuts enable (``bridge_dp``, ``series``) on ``tasks``
+    tasks: with less, the cuts change nothing in the plan and need not be counted.
+
+    Examples
+    --------
+    >>> cuts_least(100), cuts_least(100_000)
+    (1.2, 201.0)
+    """
+    return min(SPLIT_LEAST + SPLIT_LEAST_PER_TASK * tasks, EXACT_LEAST + EXACT_LEAST_PER_TASK * tasks)
 
 
 def share(phases: list[Phase]) -> float:

@@ -59,7 +59,7 @@ from pydantic import field_validator
 
 from schedkit.blocks.base import block_from_data
 from schedkit.blocks.interchangeable import device_groups, first_difference
-from schedkit.reductions.budget import Budget
+from schedkit.reductions.budget import Budget, finish_seconds
 from schedkit.reductions.chain import Chain
 from schedkit.reductions.executor import (OnProgress, bounded_executor, discard_pools, executor_for,
                                          executor_workers, parse_executor, run_parts)
@@ -217,6 +217,8 @@ class DecompositionMethod(Method):
         for step in self.chain.steps:
             step.deadline = budget.deadline
         blocks = self.blocks(problem)
+        # (the whole problem's schedule is built, validated and written after the last round)
+        finish = 0.0 if budget.seconds is None else finish_seconds(problem)
         subproblems, inverse = self.chain.apply(problem, blocks)
         results: list[Result] = []
         finished = 0
@@ -225,7 +227,7 @@ class DecompositionMethod(Method):
                 parts = [Part.of(sub, o.inner, self._part_options(sub)) for sub in subproblems]
                 left = budget.left()
                 end = budget.round_end(self.chain.round_share(inverse),
-                                       0.0 if left is None else self.chain.invert_seconds(left))
+                                       0.0 if left is None else self.chain.invert_seconds(left) + finish)
                 # A round of one part gains nothing from a worker: it runs here.
                 pool = executor if len(parts) > 1 else None
                 found = run_parts(parts, pool, self._round_progress(len(results)), deadline=end,

@@ -10,7 +10,8 @@ from schedkit.reductions.coarsen import coarse_problem
 from schedkit.reductions.subproblem import heavier
 from schedkit.decompositions import merge as merge_module
 from schedkit.decompositions.merge import Merge, MergeOptions, _coarsened
-from schedkit.decompositions.merge_levels import level_runs, slowdown, task_levels
+from schedkit.decompositions.merge_levels import level_runs, task_levels
+from schedkit.reductions.budget import finish_seconds
 from schedkit.generators import layered
 from schedkit.problem.network import Payload
 
@@ -86,16 +87,16 @@ def test_under_a_limit_merge_keeps_back_the_finish_of_a_large_graph_scaled_by_th
     step = Merge(nodes=6)
     step.deadline = time.perf_counter() + 60.0
     step.size = len(p.edges) + len(p.tasks)
+    step.finish = finish_seconds(p)          # the end of the solve, every method's
     quiet = step.greedy_tasks(p)
     refine = step.invert_seconds(60.0)
     step.slowdown = 4.0                     # a machine shared four ways
-    assert step.finish_seconds() == pytest.approx(4.0 * step.size * (merge_module.FINISH_SECONDS
-                                                                       + merge_module.TIMING_SECONDS))
-    assert step.invert_seconds(60.0) == pytest.approx(refine + 3.0 * step.size * (merge_module.FINISH_SECONDS
-                                                                                   + merge_module.TIMING_SECONDS))
+    assert step.finish_seconds() == pytest.approx(step.finish + 4.0 * step.size * merge_module.TIMING_SECONDS)
+    assert step.finish_seconds(timing=False) == step.finish
+    # (invert keeps the timing of the expanded schedule; the method keeps the end of the solve)
+    assert step.invert_seconds(60.0) == pytest.approx(refine + 3.0 * step.size * merge_module.TIMING_SECONDS)
     step.size = 10**8                       # a finish longer than the time left: the fewest runs
     assert step.greedy_tasks(p) == 6 < quiet
-    assert 1.0 <= slowdown(p) <= 8.0
 
 
 def test_small_graphs_start_from_their_tasks_as_before():
