@@ -120,7 +120,7 @@ def run_parts(parts: Sequence[Part], executor: Executor | None = None,
     answers: list[dict | Result] = []
     if executor is None:
         for part in parts:  # (its own Problem and Result: no copy through plain data)
-            answers.append(solve_here(part.payload(), part.local, whole is None or part.local is not whole))
+            answers.append(solve_here(part.payload(here=True), part.local, whole is None or part.local is not whole))
             if progress is not None:
                 progress(len(answers), total)
     else:

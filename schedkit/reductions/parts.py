@@ -92,9 +92,10 @@ class Part:
 
     Parameters
     ----------
-    problem : dict
+    data : dict or None
         The sub-problem in the ``schedkit/v1`` layout (see :meth:`of` to make it from a
-        :class:`~schedkit.problem.Problem`).
+        :class:`~schedkit.problem.Problem`; ``None`` with ``local``: :attr:`problem` dumps
+        it when read).
     method : str
         A name registered in :data:`~schedkit.methods.METHODS`.
     options : dict
@@ -113,7 +114,7 @@ class Part:
         parts are equal whether they have it or not.
     """
 
-    problem: dict
+    data: dict | None
     method: str = "milp"
     options: dict = field(default_factory=dict)
     deadline: float | None = None
@@ -121,45 +122,65 @@ class Part:
     local: Problem | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
-        if not isinstance(self.problem, dict):
+        if not (isinstance(self.data, dict) or (self.data is None and self.local is not None)):
             raise SchedkitError(f"a part's problem is a dict of schedkit/v1 data, not "
-                                f"{type(self.problem).__name__} (use Part.of(problem, ...))")
+                                f"{type(self.data).__name__} (use Part.of(problem, ...))")
         object.__setattr__(self, "options", part_options(self.method, self.options))
         # (a problem dumped from a Problem is JSON data already: only the options are checked)
         try:
-            json.dumps(self.options if self.local is not None else [self.problem, self.options], allow_nan=True)
+            json.dumps(self.options if self.local is not None else [self.data, self.options], allow_nan=True)
         except (TypeError, ValueError) as exc:
             raise SchedkitError(f"part '{self.name}': its options for method '{self.method}' must be "
                                 f"plain data (a formulation as its data): {exc}") from None
+
+    @property
+    def problem(self) -> dict:
+        """The sub-problem in the ``schedkit/v1`` layout; a part made from a
+        :class:`~schedkit.problem.Problem` dumps it when first read (a part solved in this
+        process never is: dumping 3 million edges took a third of fusion's time limit)."""
+        if self.data is None:
+            object.__setattr__(self, "data", _dumped(self.local.spec))
+        return self.data
+
+    def __eq__(self, other) -> bool:
+        # (equal whether the problem came as data or as a Problem, as before it was lazy)
+        if not isinstance(other, Part):
+            return NotImplemented
+        return (self.method, self.options, self.deadline, self.waves, self.problem) == \
+            (other.method, other.options, other.deadline, other.waves, other.problem)
 
     @classmethod
     def of(cls, problem: Problem | ProblemSpec | dict, method: str = "milp",
            options: dict | None = None) -> Part:
         """The part that solves ``problem`` with ``method`` and ``options`` (a
         :class:`~schedkit.problem.Problem` is kept as the part's ``local`` problem)."""
-        local = problem if isinstance(problem, Problem) else None
-        if isinstance(problem, Problem):
-            problem = problem.spec
+        if isinstance(problem, Problem):  # (dumped when read: see problem)
+            return cls(None, method=method, options=dict(options or {}), local=problem)
         if isinstance(problem, ProblemSpec):
-            problem = problem.model_dump(mode="json", by_alias=True, exclude_none=True)
-        return cls(problem=problem, method=method, options=dict(options or {}), local=local)
+            problem = _dumped(problem)
+        return cls(problem, method=method, options=dict(options or {}))
 
     @property
     def name(self) -> str:
         """The name of the part's problem."""
-        return str(self.problem.get("name", "?"))
+        if self.data is None:
+            return str(self.local.name)
+        return str(self.data.get("name", "?"))
 
-    def payload(self) -> dict:
+    def payload(self, here: bool = False) -> dict:
         """The data :func:`solve_part` takes: ``{"problem", "method", "options"}``, and
-        ``deadline`` and ``waves`` when the part has a deadline."""
-        payload = {"problem": self.problem, "method": self.method, "options": dict(self.options)}
+        ``deadline`` and ``waves`` when the part has a deadline; ``here``: for
+        :func:`solve_here` with the part's :attr:`local` problem, whose data is then only
+        its name (nothing is dumped)."""
+        problem = {"name": self.name} if here and self.local is not None else self.problem
+        payload = {"problem": problem, "method": self.method, "options": dict(self.options)}
         if self.deadline is not None:
             payload.update(deadline=self.deadline, waves=self.waves)
         return payload
 
     def timed(self, deadline: float | None, waves: int = 1) -> Part:
         """The same part with a wall-clock ``deadline``, ``waves`` of parts up to it."""
-        return Part(self.problem, self.method, self.options, deadline, waves, self.local)
+        return Part(self.data, self.method, self.options, deadline, waves, self.local)
 
     def late(self, why: str = NOT_STARTED) -> Result:
         """The result of the part when it ran out of time before it had anything."""
@@ -259,6 +280,10 @@ def solve_here(payload: dict, problem: Problem | None = None, checked: bool = Tr
             return solver.result(problem) if checked else solver.run(problem)
     except SchedkitError as exc:
         raise PartError(f"{label}: {exc}") from None
+
+
+def _dumped(spec: ProblemSpec) -> dict:
+    return spec.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def part_result(answer: dict) -> Result:

@@ -113,3 +113,17 @@ def test_a_fingerprint_is_computed_once_per_spec():
 
     gc.collect()
     assert key not in _FINGERPRINTS or _FINGERPRINTS[key][0]() is not None
+
+
+def test_a_part_solved_in_this_process_is_never_dumped():
+    p = two_chains()
+    part = Part.of(p, "heft")
+    [result] = run_parts([part])
+    assert part.data is None and result.schedule.makespan == solve(p, "heft").makespan
+    # sent to a worker, it travels as its data, the same as a part made from the data
+    assert part.payload()["problem"] == Part.of(p.spec, "heft").problem and part.data is not None
+
+
+def test_a_part_needs_data_or_a_problem():
+    with pytest.raises(SchedkitError, match="a part's problem is a dict"):
+        Part(None, "heft")
