@@ -46,7 +46,7 @@ def main() -> None:
         names = write_model(built, folder / f"r{n}.lp")
         write = time.perf_counter() - began
         print(f"{n:>6} {len(problem.edges):>6} {built.linear.num_rows:>8} {len(names):>7} "
-              f"{build:>8.2f} {cpu:>8.3f} {write:>8.2f}", flush=True)
+              f"{build:>8.2f} {cpu:>8.4f} {write:>8.2f}", flush=True)
         if n == 100:
             path = folder / "r100.json"
             path.write_text(json.dumps(data))
