@@ -129,11 +129,12 @@ def _add_chain_rows(ctx, rows, thresholds: int) -> None:
             ancestors[k].append(j)
     # x[k,d] and -p[k,d] of every task and device, looked up once: a chain row of a large
     # graph holds hundreds of terms (DenseNet-121: 4 million nonzeros in 20,000 rows)
+    # (as the (x, -p) terms of the rows themselves, one tuple each, shared by every row)
     on = [[x.x(k, d) for k in range(n)] for d in range(len(p.devices))]
-    work = [[-p.durations[k].get(d, 0.0) for k in range(n)] for d in range(len(p.devices))]
+    terms = [[(on[d][k], -p.durations[k].get(d, 0.0)) for k in range(n)] for d in range(len(p.devices))]
     for j in range(n):
         for d, device in enumerate(p.devices):
-            on_d, work_d = on[d], work[d]
+            terms_d = terms[d]
             for side, group, key in (("after", descendants[j], ctx.tails), ("before", ancestors[j], ctx.heads)):
                 group = [k for k in group if d in p.allowed[k]]
                 if not any(x.col(k, d) is not None for k in group):
@@ -148,6 +149,6 @@ def _add_chain_rows(ctx, rows, thresholds: int) -> None:
                     else:                 # start_j - sum p x >= r
                         slack = timing.start(j) - value
                     base = len(slack.cols)
-                    slack.add_terms([(on_d[k], work_d[k]) for k in group if key[k] >= value])
+                    slack.add_terms([terms_d[k] for k in group if key[k] >= value])
                     if len(slack.cols) > base:
                         rows.add("chain_load", (p.tasks[j], device, side, f"{value:g}"), slack >= 0)
