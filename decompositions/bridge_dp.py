@@ -53,17 +53,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from schedkit.blocks.interchangeable import device_groups, first_difference
 from schedkit.reductions import DECOMPOSITIONS, Split, register_decomposition
 from schedkit.reductions.reduction import DEFAULT_BLOCKS
-from schedkit.reductions.subproblem import edge_row, orders_by_start, stitch, sub_problem
+from schedkit.reductions.subproblem import module_part, orders_by_start, stitch
 from schedkit.errors import ProblemError
 from schedkit.problem import Problem
-from schedkit.problem.series_cuts import Cut, chain_cuts, modules
+from schedkit.problem.series_cuts import TWIN, Cut, chain_cuts, modules
 from schedkit.schedule import Quality, Result, Termination
 from schedkit.validate import semantic_blocks
 
-__all__ = ["BridgeDP", "BridgeOptions", "Cut", "chain_cuts", "modules"]
+__all__ = ["BridgeDP", "BridgeOptions", "Cut", "TWIN", "chain_cuts", "modules"]
 
-TWIN = "~twin"
-"""Suffix of a twin's name (a name no task of the problem may already use)."""
 
 
 class BridgeOptions(BaseModel):
@@ -115,11 +113,7 @@ class BridgeDP(Split):
             after = cuts[t] if t < len(cuts) else None
             entry = None if before is None else before.head
             exit_ = None if after is None else after.tail
-            extra_tasks, extra_edges = [], []
-            if before is not None and before.twin:
-                twin = problem.tasks[entry] + TWIN
-                extra_edges = [edge_row(problem, twin, problem.tasks[j], size)
-                               for j, size in problem.succs[entry]]
+            twin = before is not None and before.twin
             pairs, solved = [], {}  # canonical pair -> its part (None: no part)
             for u0 in (problem.allowed[entry] if entry is not None else (None,)):
                 for v0 in (problem.allowed[exit_] if exit_ is not None else (None,)):
@@ -133,17 +127,9 @@ class BridgeDP(Split):
                             pairs.append((u0, v0, solved[(u, v)], back))
                         continue
                     solved[(u, v)] = None
-                    pins = {}
-                    if entry is not None and not before.twin:
-                        pins[entry] = [u]
-                    if exit_ is not None:
-                        pins[exit_] = sorted(set(pins.get(exit_, [v])) & {v})
-                    if entry is not None and before.twin:
-                        extra_tasks = [{"name": twin, "durations": {problem.devices[u]: 0.0}}]
                     name = f"{problem.name}/m{t + 1}/{_label(problem, u)}-{_label(problem, v)}"
                     try:
-                        part = sub_problem(problem, tasks, name, pins=pins, extra_tasks=extra_tasks,
-                                           extra_edges=extra_edges)
+                        part = module_part(problem, tasks, name, entry, exit_, twin, u, v)
                     except ProblemError:
                         continue  # the pins leave some edge without a linked pair of devices
                     solved[(u, v)] = len(parts)

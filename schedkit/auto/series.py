@@ -60,8 +60,8 @@ from schedkit.numerics import closed
 from schedkit.problem import Problem
 from schedkit.problem.bounds import formulation_bound, lower_bound, split_bound
 from schedkit.problem.series_cuts import chain_cuts, modules
-from schedkit.auto.series_chain import TWIN, Module, pair_of, pairs_of, program, schedules
-from schedkit.reductions.subproblem import edge_row, sub_problem
+from schedkit.auto.series_chain import Module, pair_of, pairs_of, program, schedules
+from schedkit.reductions.subproblem import module_part
 from schedkit.schedule import Quality, Result, Schedule
 from schedkit.timing import TimingRules
 
@@ -250,22 +250,11 @@ def _solve(problem: Problem, module: Module, t: int, side, device, solve, limit:
     """The module's part solved (``solve`` None: not solved), and its :func:`_floor`: both
     ends free (``side`` None), or its ``entry``, its ``exit`` or both (``pair``, ``device`` a
     pair) pinned."""
-    pins, extra_tasks, extra_edges = {}, [], []
     u = device if side == "entry" else device[0] if side == "pair" else None
     v = device if side == "exit" else device[1] if side == "pair" else None
-    if module.twin:
-        x = module.entry
-        twin = problem.tasks[x] + TWIN
-        extra_tasks = [{"name": twin, "durations": {problem.devices[d]: 0.0
-                                                    for d in (problem.allowed[x] if u is None else [u])}}]
-        extra_edges = [edge_row(problem, twin, problem.tasks[j], size) for j, size in problem.succs[x]]
-    elif module.entry is not None and u is not None:
-        pins[module.entry] = [u]
-    if module.exit is not None and v is not None:
-        pins[module.exit] = sorted(set(pins.get(module.exit, [v])) & {v})
     try:
-        part = sub_problem(problem, module.tasks, f"{problem.name}/series{t + 1}", pins=pins,
-                           extra_tasks=extra_tasks, extra_edges=extra_edges)
+        part = module_part(problem, module.tasks, f"{problem.name}/series{t + 1}", module.entry, module.exit,
+                           module.twin, u, v)
     except SchedkitError:   # (the pins leave an edge without a linked pair: no such pair)
         return None, math.inf
     floor = _floor(part, blocks)

@@ -26,14 +26,12 @@ from dataclasses import dataclass, field
 
 from schedkit.errors import SchedkitError
 from schedkit.problem import Problem
+from schedkit.problem.series_cuts import TWIN
 from schedkit.reductions.subproblem import orders_by_start, stitch
 from schedkit.schedule import Schedule, TaskRun, Transfer
 from schedkit.timing import TimingRules, retime
 
-__all__ = ["Module", "TWIN", "pair_of", "pairs_of", "program", "schedules"]
-
-TWIN = "~entry"
-"""Suffix of the stand-in for an articulation task at the start of the module after it."""
+__all__ = ["Module", "pair_of", "pairs_of", "program", "schedules"]
 
 
 @dataclass

@@ -28,7 +28,11 @@ from scipy.sparse.csgraph import connected_components
 from schedkit.problem.edge_table import edge_columns
 from schedkit.problem.problem import Problem
 
-__all__ = ["Cut", "chain_cuts", "modules"]
+__all__ = ["Cut", "TWIN", "chain_cuts", "modules"]
+
+TWIN = "~twin"
+"""Suffix of an articulation task's twin: the stand-in of duration 0 on its device that starts
+the module after it (a name no task of the problem may already use)."""
 
 
 @dataclass(frozen=True)

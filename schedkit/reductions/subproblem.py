@@ -30,10 +30,11 @@ from typing import Iterable, Sequence
 
 from schedkit.problem import Problem
 from schedkit.problem.network import Payload
+from schedkit.problem.series_cuts import TWIN
 from schedkit.schedule import Schedule
 from schedkit.timing import TimingRules, device_orders, fixed_order_times, to_schedule
 
-__all__ = ["spec_data", "task_row", "edge_row", "heavier", "sub_problem", "stitch", "orders_by_start",
+__all__ = ["spec_data", "task_row", "edge_row", "heavier", "sub_problem", "module_part", "stitch", "orders_by_start",
            "remaining_capacities"]
 
 #: Task fields a sub-problem keeps (durations are rewritten explicitly).
@@ -138,6 +139,36 @@ def sub_problem(problem: Problem, tasks: Iterable[int], name: str, *,
     return Problem.from_dict({"format": data["format"], "name": name, "devices": devices,
                               "links": data.get("links", []), "tasks": rows + list(extra_tasks),
                               "edges": edges + list(extra_edges)})
+
+
+def module_part(problem: Problem, tasks: Iterable[int], name: str, entry: int | None, exit_: int | None,
+                twin: bool, u: int | None = None, v: int | None = None) -> Problem:
+    """The part of a module of a chain (:mod:`schedkit.problem.series_cuts`): its ``tasks`` with
+    the ``entry`` pinned to device ``u`` and the ``exit`` to ``v`` (``None``: left free); after
+    an articulation task (``twin``) the entry is not in the module: its twin of duration 0 on
+    ``u`` (on any of the entry's devices when ``u`` is ``None``) feeds the entry's outputs.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> from schedkit.problem.series_cuts import chain_cuts, modules
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> groups, cuts = modules(p, chain_cuts(p))
+    >>> middle = module_part(p, groups[1], "logits on gpu0", cuts[0].head, cuts[1].tail, cuts[0].twin, u=0, v=0)
+    >>> middle.tasks, [[middle.devices[d] for d in a] for a in middle.allowed]
+    (['logits'], [['gpu0']])
+    """
+    pins, extra_tasks, extra_edges = {}, [], []
+    if twin:
+        stand_in = problem.tasks[entry] + TWIN
+        devices = problem.allowed[entry] if u is None else [u]
+        extra_tasks = [{"name": stand_in, "durations": {problem.devices[d]: 0.0 for d in devices}}]
+        extra_edges = [edge_row(problem, stand_in, problem.tasks[j], size) for j, size in problem.succs[entry]]
+    elif entry is not None and u is not None:
+        pins[entry] = [u]
+    if exit_ is not None and v is not None:
+        pins[exit_] = sorted(set(pins.get(exit_, [v])) & {v})
+    return sub_problem(problem, tasks, name, pins=pins, extra_tasks=extra_tasks, extra_edges=extra_edges)
 
 
 def orders_by_start(problem: Problem, schedule: Schedule, tasks: dict[str, int] | None = None) -> list[list[int]]:
