@@ -6,6 +6,7 @@ from typing import Sequence
 
 from schedkit.blocks.expr import Expr
 from schedkit.milp.families.base import Family, register_family
+from schedkit.milp.families.order import runs_first
 
 
 @register_family("holding")
@@ -34,5 +35,4 @@ and may overlap: $w_{\rho,ij} = 1$ when $i$ comes first."""
         where = {r.task: r for r in schedule.tasks}
         for (_, a, b), col in self.cols.items():
             ra, rb = where[p.tasks[a]], where[p.tasks[b]]
-            # (the order family's rule: a task of zero duration at another's start goes first)
-            values[col] = 1.0 if (ra.start, ra.end, a) <= (rb.start, rb.end, b) else 0.0
+            values[col] = runs_first(ra, a, rb, b)

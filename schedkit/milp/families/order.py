@@ -40,5 +40,11 @@ transitive closure of the task graph leaves unordered: $y_{ij} = 1$ when $i$ com
         where = {r.task: r for r in schedule.tasks}
         for (a, b), col in self.cols.items():
             ra, rb = where[p.tasks[a]], where[p.tasks[b]]
-            # (a task of zero duration at another's start goes first: its end is the earlier)
-            values[col] = 1.0 if (ra.start, ra.end, a) <= (rb.start, rb.end, b) else 0.0
+            values[col] = runs_first(ra, a, rb, b)
+
+
+def runs_first(ra, a: int, rb, b: int) -> float:
+    """1.0 when task ``a`` (its row ``ra`` of a schedule) comes before task ``b`` (row ``rb``),
+    else 0.0: the value of an order binary in a warm start. A task of zero duration at another's
+    start goes first (its end is the earlier); equal rows are ordered by task index."""
+    return 1.0 if (ra.start, ra.end, a) <= (rb.start, rb.end, b) else 0.0
