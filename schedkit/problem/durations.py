@@ -123,7 +123,7 @@ class TypeRow(Mapping):
             if d >= 0 and kinds.fits[d]:
                 return self.by_type[kinds.device_type[d]]
         except (IndexError, TypeError):
-            pass
+            pass  # (a key that is no device index: not in the row, as in a dict)
         return default
 
     def __iter__(self):
