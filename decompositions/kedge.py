@@ -57,6 +57,7 @@ from schedkit.decompositions.kedge_modules import choose_k, gomory_hu_seconds, k
 from schedkit.errors import ProblemError
 from schedkit.problem import Problem
 from schedkit.problem.bounds import load_bound
+from schedkit.problem.edge_table import edge_count
 from schedkit.schedule import Quality, Result, Termination
 
 __all__ = ["Kedge", "KedgeOptions", "kedge_modules", "choose_k", "gomory_hu_seconds"]
@@ -112,7 +113,7 @@ class Kedge(Split):
         if need <= left / 2:
             return None
         return (f"its modules take about {need:,.0f} s to find on {len(problem.tasks):,} tasks and "
-                f"{len(problem.edges):,} edges (a Gomory-Hu tree: one max-flow per task), more than "
+                f"{edge_count(problem):,} edges (a Gomory-Hu tree: one max-flow per task), more than "
                 f"half of the {max(0.0, left):.1f} s the time limit leaves; try merge or a larger limit")
 
     def refusal(self, problem, blocks=None):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import networkx as nx
 
 from schedkit.problem import Problem
+from schedkit.problem.edge_table import edge_count
 
 __all__ = ["kedge_modules", "choose_k", "gomory_hu_seconds"]
 
@@ -92,7 +93,7 @@ def gomory_hu_seconds(problem: Problem) -> float:
     >>> gomory_hu_seconds(Problem.load("examples/hetero20.yaml")) < 0.1
     True
     """
-    return GOMORY_HU_SECONDS * len(problem.tasks) * max(1, len(problem.edges))
+    return GOMORY_HU_SECONDS * len(problem.tasks) * max(1, edge_count(problem))
 
 
 def _gomory_hu(problem: Problem) -> nx.Graph:

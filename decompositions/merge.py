@@ -95,6 +95,7 @@ from schedkit.errors import SchedkitError
 from schedkit.numerics import shorter
 from schedkit.problem import Problem
 from schedkit.problem.bounds import lower_bound
+from schedkit.problem.edge_table import edge_count
 from schedkit.schedule import Quality, Result, Termination
 from schedkit.timing import to_schedule
 
@@ -365,7 +366,7 @@ class Merge(Reduction):
         return self.finish + (self.slowdown * self.size * TIMING_SECONDS if timing else 0.0)
 
     def apply(self, problem, blocks=None):
-        self.size = len(problem.edges) + len(problem.tasks)
+        self.size = edge_count(problem) + len(problem.tasks)
         if self.deadline is not None:
             self.slowdown, self.finish = slowdown(problem), finish_seconds(problem)
         groups, coarse = _coarsened(problem, self.options, self.greedy_tasks(problem))

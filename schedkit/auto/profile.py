@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from schedkit.blocks.interchangeable import device_groups
+from schedkit.problem.edge_table import edge_count
 from schedkit.problem import Problem
 
 __all__ = ["Profile", "profile"]
@@ -96,7 +97,7 @@ def profile(problem: Problem, cuts: bool = True) -> Profile:
     limited = any(math.isfinite(c) for c in capacities)
     total = sum(problem.task_memory) + sum(problem.weight_memory)
     tight = limited and total > max(capacities)
-    return Profile(tasks=len(problem.tasks), devices=len(problem.devices), edges=len(problem.edges),
+    return Profile(tasks=len(problem.tasks), devices=len(problem.devices), edges=edge_count(problem),
                    flexible=sum(1 for a in problem.allowed if len(a) > 1), cuts=cuts,
                    colocate_groups=sum(1 for m in problem.colocate_groups.values() if len(m) > 1),
                    memory_limited=limited, memory_tight=tight,

@@ -33,7 +33,7 @@ import numpy as np
 
 from schedkit.problem.spec import EdgeSpec
 
-__all__ = ["EdgeLists", "EdgeTable", "edge_columns", "edge_lists", "largest_only"]
+__all__ = ["EdgeLists", "EdgeTable", "edge_columns", "edge_count", "edge_lists", "largest_only"]
 
 _new = EdgeSpec.__new__
 _set = object.__setattr__
@@ -224,6 +224,19 @@ def edge_columns(spec, tasks: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]
         outputs = np.array([t.output_size for t in spec.tasks], dtype=np.float64)
         size[missing] = outputs[src[missing]]
     return src, dst, size
+
+
+def edge_count(problem) -> int:
+    """How many edges ``problem`` has, without building :attr:`Problem.edges` (a bulk-loaded
+    problem builds its edge lists only when they are read: counting them must not).
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> edge_count(Problem.load("examples/tiny.yaml"))
+    6
+    """
+    return len(problem.spec.edges)
 
 
 def largest_only(problem):

@@ -42,6 +42,7 @@ from __future__ import annotations
 import time
 
 from schedkit.problem.levels import graph_levels
+from schedkit.problem.edge_table import edge_count
 
 #: Share of the time limit kept back from the parts for finishing the ones that ran out of
 #: time (a fast heuristic), inverting, validating and writing the schedule.
@@ -74,7 +75,7 @@ def slowdown(problem) -> float:
     >>> slowdown(Problem.load("examples/tiny.yaml"))
     1.0
     """
-    if len(problem.edges) + len(problem.tasks) < FINISH_MEASURED:
+    if edge_count(problem) + len(problem.tasks) < FINISH_MEASURED:
         return 1.0
     cache = problem.arrays.__dict__  # (the passes are cached after the first measure)
     if "_slowdown" not in cache:
@@ -98,7 +99,7 @@ def finish_seconds(problem) -> float:
     >>> finish_seconds(Problem.load("examples/tiny.yaml")) < 1e-3
     True
     """
-    return slowdown(problem) * FINISH_SECONDS * (len(problem.edges) + len(problem.tasks))
+    return slowdown(problem) * FINISH_SECONDS * (edge_count(problem) + len(problem.tasks))
 
 
 class Budget:

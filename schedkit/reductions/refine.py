@@ -66,6 +66,7 @@ from schedkit.reductions.budget import slowdown
 from schedkit.problem.graph import upward_rank
 from schedkit.problem.space import PlacementSpace
 from schedkit.schedule import Schedule
+from schedkit.problem.edge_table import edge_count
 from schedkit.timing import (FinishRule, OrderedTiming, TimingRules, list_schedule, placement_indices, priority_order,
                              to_schedule)
 
@@ -231,7 +232,7 @@ def _windows_only(problem: Problem, device_of: list[int], makespan: float,
     and swaps, whose timing grows with the square of the tasks. The widest windows first,
     while the time lasts; ``None`` when none is shorter."""
     p, n, m = problem, len(device_of), len(problem.devices)
-    setup, window = time.perf_counter(), slowdown(p) * WINDOW_SECONDS * (len(p.edges) + len(p.tasks))
+    setup, window = time.perf_counter(), slowdown(p) * WINDOW_SECONDS * (edge_count(p) + len(p.tasks))
     if setup + window > deadline:  # (not one window would end in time)
         return None
     rank = upward_rank(p)
