@@ -4,19 +4,22 @@ A node is a group of tasks that will run back to back on one device. :class:`Mer
 keeps, for every node, its members, devices, durations, memory and (joined) collocation
 group, its edges with their mean transfer times, which nodes it reaches, and the longest
 mean-cost paths into and out of it (HEFT's costs, :func:`~schedkit.problem.graph.costed_paths`),
-so that :mod:`schedkit.decompositions.merge` can weigh a merge in constant time.
+so that a merge is weighed in constant time; :func:`greedy_merge` merges pairs by the rules
+:mod:`schedkit.decompositions.merge` describes.
 """
 
 from __future__ import annotations
 
-from bisect import insort
+import heapq
+from bisect import bisect_left, insort
 from graphlib import TopologicalSorter
 
+from schedkit.errors import SchedkitError
 from schedkit.reductions.coarsen import Collocation
 from schedkit.problem import Problem
 from schedkit.problem.graph import costed_paths, mean_costs
 
-__all__ = ["MergeGraph"]
+__all__ = ["MergeGraph", "greedy_merge"]
 
 
 class MergeGraph:
@@ -186,6 +189,130 @@ class MergeGraph:
             if x != a and bits & both:
                 self.desc[x] = ((bits | mine) & ~(1 << b)) | (1 << a)
         insort(self.order, a, key=self.key)
+
+
+def greedy_merge(problem: Problem, nodes: int, edge_factor: float, pair_factor: float,
+                 contract: bool) -> MergeGraph:
+    """The graph of greedy merging down to at most ``nodes`` nodes, the pair that passes
+    first merged first (the rules of :mod:`schedkit.decompositions.merge`).
+
+    Raises
+    ------
+    SchedkitError
+        When no more pairs can be merged (no shared device, memory) before ``nodes`` is
+        reached.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> greedy_merge(Problem.load("examples/tiny.yaml"), 3, 2.0, 1.0, True).groups()
+    [[0, 2], [1, 3, 4], [5]]
+    """
+    g = MergeGraph(problem, contract)
+    total = sum(problem.min_duration)
+    weights = sum(problem.task_memory)
+    relax = 1.0
+    while len(g.members) > nodes:
+        mean, memory = total / nodes, weights / nodes
+        g.rank()
+        limits = {edge: (factor * relax * mean, factor * relax * memory if weights else float("inf"))
+                  for edge, factor in ((True, edge_factor), (False, pair_factor))}
+        heap = _candidates(g, _pairs_everywhere(g), limits)
+        merged, budget = False, max(8, len(g.members) // 16)
+        while heap and len(g.members) > nodes and budget:
+            found, a, b = heapq.heappop(heap)
+            if a not in g.members or b not in g.members:
+                continue
+            now = _priority(g, a, b, limits)
+            if now is None:
+                continue
+            if now != found:
+                heapq.heappush(heap, (now, a, b))
+                continue
+            keep, drop = sorted((a, b), key=g.position.get)
+            g.merge(keep, drop)
+            merged, budget = True, budget - 1
+            for item in _candidates(g, _pairs_around(g, keep), limits):
+                heapq.heappush(heap, item)
+        if not merged:
+            if relax <= 2.0 * (len(problem.tasks) + 1):
+                relax *= 2.0
+            elif not g.contract:
+                g.contract, relax = True, 1.0  # chain links and non-edges cannot get there
+            elif not g.joins and problem.colocate_groups:
+                g.joins, relax = True, 1.0  # what is left is held apart by collocation groups
+            else:
+                raise SchedkitError(f"merge: the tasks cannot be merged below {len(g.members)} nodes "
+                                    f"(the rest share no device, or their memory does not fit on "
+                                    f"one); ask for {len(g.members)} nodes or more")
+    return g
+
+
+def _priority(g: MergeGraph, a: int, b: int, limits: dict) -> tuple | None:
+    """(joins two collocation groups, not a chain link, critical path through the merged
+    node, not an edge, least duration) or None: not mergeable, or over the duration and memory
+    limits of an edge (``limits[True]``) or of a non-edge (``limits[False]``)."""
+    common = g.devices[a] & g.devices[b]
+    if not common:
+        return None
+    memory = g.memory[a] + g.memory[b]
+    ga, gb = g.joined(a), g.joined(b)
+    joins = int(bool(ga and gb and ga != gb))
+    if joins and not g.joins:
+        return None
+    if ga or gb:  # the whole (joined) group, with the merged node, on one device
+        extra = g.memory[b] if ga and not gb else g.memory[a] if gb and not ga else 0.0
+        if not g.classes.fits({ga, gb} - {None}, common, extra):
+            return None
+    elif memory and memory > max(g.problem.device_memory[d] for d in common):
+        return None
+    edge = b in g.succ[a] or a in g.succ[b]
+    least, (most, most_memory) = g.least(a, b), limits[edge]
+    if least > most or memory > most_memory:
+        return None
+    if edge:
+        tail, head = (a, b) if b in g.succ[a] else (b, a)
+        if g.redundant(tail, head):
+            return None  # contracting it would close a cycle through the other path
+        link = g.single(g.pred[head], lambda x: g.redundant(x, head)) and \
+            g.single(g.succ[tail], lambda y: g.redundant(tail, y))
+        if link:
+            return (joins, 0, 0.0, 0, least)
+        if not g.contract:
+            return None
+        return (joins, 1, round(g.through(a, b), 9), 0, least)
+    if not g.independent(a, b):
+        return None
+    return (joins, 1, round(g.through(a, b), 9), 1, least)
+
+
+def _pairs_everywhere(g: MergeGraph):
+    for a in g.members:
+        for b in g.succ[a]:
+            yield a, b
+    yield from zip(g.order, g.order[1:])
+
+
+def _pairs_around(g: MergeGraph, a: int):
+    """The merged node's edges and its neighbours in level order (and the pair that closed
+    the gap the other node left)."""
+    for b in g.succ[a]:
+        yield a, b
+    for b in g.pred[a]:
+        yield b, a
+    k = bisect_left(g.order, g.key(a), key=g.key)
+    window = g.order[max(0, k - 2):k + 3]
+    yield from zip(window, window[1:])
+
+
+def _candidates(g: MergeGraph, pairs, limits: dict) -> list:
+    heap = []
+    for a, b in pairs:
+        found = _priority(g, a, b, limits)
+        if found is not None:
+            heap.append((found, a, b))
+    heapq.heapify(heap)
+    return heap
 
 
 def _two_best(items) -> tuple[float, int, float]:
