@@ -39,11 +39,12 @@ class RowSink(Protocol):
     """
 
     def add(self, name: str, key: Hashable, row: Expr | Row, *, lower: float = ...,
-            upper: float = ...) -> None:
-        """Add ``lower <= row <= upper`` as row ``KIND.name(key)``."""
+            upper: float = ..., distinct: bool = ...) -> None:
+        """Add ``lower <= row <= upper`` as row ``KIND.name(key)``; a column met twice is
+        summed once, unless ``distinct`` says that none is (no search)."""
 
     def add_sum(self, name: str, key: Hashable, base: Expr, terms: Iterable[tuple[Expr, float]], *,
-                const: float = ..., lower: float = ..., upper: float = ...) -> None:
+                const: float = ..., lower: float = ..., upper: float = ..., distinct: bool = ...) -> None:
         """Add ``lower <= base + const + sum(a * e for e, a in terms) <= upper``: the row
         ``(base + const).add_terms(terms)`` with no expression made (for the hottest rows)."""
 

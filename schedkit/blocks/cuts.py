@@ -7,9 +7,11 @@ its defaults (``cuts: {load: false, chain: false}`` turns both families of rows 
 
 from __future__ import annotations
 
+import numpy as np
 from pydantic import Field
 
 from schedkit.blocks.base import Block, register_block
+from schedkit.blocks.window_sum import TermTable
 
 
 @register_block("cuts")
@@ -93,17 +95,29 @@ def _add_load_rows(ctx, rows) -> None:
         users = [i for i in range(len(p.tasks)) if d in p.allowed[i]]
         if not any(x.col(i, d) is not None for i in users):
             continue  # only fixed tasks: the device bound already covers them
+        window_of = TermTable([(x.x(i, d), -p.durations[i][d]) for i in users]).window
         for side, key, other in (("head", ctx.heads, ctx.tails), ("tail", ctx.tails, ctx.heads)):
-            for value in sorted({key[i] for i in users}):
+            keys = [key[i] for i in users]
+            window = window_of(range(len(users)), keys)
+            least_other = _least_at_or_above(keys, [other[i] for i in users])
+            for value in sorted(set(keys)):
                 if side == "tail" and value == 0:
                     continue  # the head family already holds the plain load row
-                window = [i for i in users if key[i] >= value]
-                # C >= r + sum p x + min q, the fixed tasks' durations folded in one by one
-                slack = makespan - (value + min(other[i] for i in window))
-                slack.add_terms([(x.x(i, d), -p.durations[i][d]) for i in window])
-                if len(slack.cols) > 1:
-                    rows.add("device_load", (name, f"{side}_{value:g}"), slack >= 0)
+                # C >= r + sum p x + min q over the window, the fixed tasks' durations folded in
+                slack = makespan - (value + least_other[value])
+                # (the makespan and x of distinct tasks: no column twice)
+                if window.add_to(slack, value):
+                    rows.add("device_load", (name, f"{side}_{value:g}"), slack >= 0, distinct=True)
 
+
+def _least_at_or_above(keys: list[float], others: list[float]) -> dict[float, float]:
+    """For each key value ``r``: the least of ``others[u]`` over the ``u`` with ``keys[u] >= r``
+    (one pass down the keys, not one per window)."""
+    least, run = {}, np.inf
+    for u in sorted(range(len(keys)), key=keys.__getitem__, reverse=True):
+        run = min(run, others[u])
+        least[keys[u]] = run
+    return least
 
 
 def _add_chain_rows(ctx, rows, thresholds: int) -> None:
@@ -127,19 +141,21 @@ def _add_chain_rows(ctx, rows, thresholds: int) -> None:
     for j in range(n):
         for k in descendants[j]:
             ancestors[k].append(j)
-    # x[k,d] and -p[k,d] of every task and device, looked up once: a chain row of a large
-    # graph holds hundreds of terms (DenseNet-121: 4 million nonzeros in 20,000 rows)
-    # (as the (x, -p) terms of the rows themselves, one tuple each, shared by every row)
-    on = [[x.x(k, d) for k in range(n)] for d in range(len(p.devices))]
-    terms = [[(on[d][k], -p.durations[k].get(d, 0.0)) for k in range(n)] for d in range(len(p.devices))]
+    # a device's x[k,d] and -p[k,d] terms laid out once, and long windows chosen on arrays: a
+    # chain row of a large graph holds hundreds of terms (DenseNet-121: 4 million in 20,000 rows)
+    tables = [TermTable([(x.x(k, d), -p.durations[k].get(d, 0.0)) for k in range(n)])
+              for d in range(len(p.devices))]
+    on = [[d in allowed for allowed in p.allowed] for d in range(len(p.devices))]
     for j in range(n):
         for d, device in enumerate(p.devices):
-            terms_d = terms[d]
+            on_d = on[d]
             for side, group, key in (("after", descendants[j], ctx.tails), ("before", ancestors[j], ctx.heads)):
-                group = [k for k in group if d in p.allowed[k]]
-                if not any(x.col(k, d) is not None for k in group):
-                    continue
-                values = sorted({key[k] for k in group})
+                group = [k for k in group if on_d[k]]
+                keys = [key[k] for k in group]
+                window = tables[d].window(group, keys)
+                if window.top == -np.inf:
+                    continue  # no assignment column in the group: no row would hold one
+                values = sorted(set(keys))
                 if len(values) > thresholds:
                     picks = (round(t * (len(values) - 1) / (thresholds - 1)) for t in range(thresholds))
                     values = sorted({values[t] for t in picks})
@@ -148,7 +164,7 @@ def _add_chain_rows(ctx, rows, thresholds: int) -> None:
                         slack = makespan - timing.end(j) - value
                     else:                 # start_j - sum p x >= r
                         slack = timing.start(j) - value
-                    base = len(slack.cols)
-                    slack.add_terms([terms_d[k] for k in group if key[k] >= value])
-                    if len(slack.cols) > base:
-                        rows.add("chain_load", (p.tasks[j], device, side, f"{value:g}"), slack >= 0)
+                    # (the makespan, j's start or end, and x of other tasks: no column twice)
+                    if window.add_to(slack, value):
+                        rows.add("chain_load", (p.tasks[j], device, side, f"{value:g}"), slack >= 0,
+                                 distinct=True)

@@ -94,9 +94,11 @@ duration holds its device for no time, and may sit anywhere.
                     m2 = max(0.0, latest + duration - lowest)
                     m3 = max(0.0, H - tail[d] - lowest) + slack
                     # start_s - start_f - p_fd + M1 Y + M2 (1 - x_fd) + M3 (1 - x_sd) >= 0, summed
-                    # by the sink (the hottest rows of a build: no expression or row object made)
+                    # by the sink (the hottest rows of a build: no expression or row object made);
+                    # two tasks' starts, their x on d and the order y: no column twice
                     add_sum("disjunct", (ti, tj, devices[d], tag), gap,
-                            ((Y, m1), (first_away[d], m2), (second_away[d], m3)), const=-duration, lower=0.0)
+                            ((Y, m1), (first_away[d], m2), (second_away[d], m3)), const=-duration, lower=0.0,
+                            distinct=True)
 
     def build_cp(self, cp):
         durations = cp.problem.durations

@@ -78,7 +78,9 @@ $x_{i,u} + x_{j,v} \le 1$.
                     k = sum(cost.values())
                     here, there = (i, j) if side == "from" else (j, i)
                     terms = [(x.x(here, a), -k)] + [(x.x(there, b), -c) for b, c in cost.items()]
-                    blk.add_sum("delay", (ti, tj, f"{side}_{p.devices[a]}"), wait, terms, const=k, lower=0.0)
+                    # (the two tasks' times and x: no column twice)
+                    blk.add_sum("delay", (ti, tj, f"{side}_{p.devices[a]}"), wait, terms, const=k, lower=0.0,
+                                distinct=True)
 
     def build_cp(self, cp):
         p, model = cp.problem, cp.model

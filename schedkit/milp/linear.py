@@ -277,13 +277,15 @@ class RowBlock:
         self._lower, self._upper = lin.row_lower, lin.row_upper
         self._index, self._value, self._start = lin.row_index, lin.row_value, lin.row_start
 
-    def add(self, name: str, key, row, *before, lower: float = -INF, upper: float = INF) -> None:
+    def add(self, name: str, key, row, *before, lower: float = -INF, upper: float = INF,
+            distinct: bool = False) -> None:
         """Add ``lower <= row <= upper`` as row ``KIND.name(key)``.
 
         ``row`` is a :class:`~schedkit.blocks.expr.Row` (a comparison, which carries its
         sides) or an :class:`~schedkit.blocks.expr.Expr` with ``lower`` and ``upper``, from
         which its constant is taken. A column met twice in it is summed once (so in
-        :meth:`add_sum`). The form of the blocks before ``Expr``,
+        :meth:`add_sum`), unless the caller says that none is (``distinct``, as in
+        :meth:`add_sum`: long cut rows). The form of the blocks before ``Expr``,
         ``add(name, key, cols, coefs, lower, upper)``, still works.
         """
         if type(row) is Row:
@@ -296,7 +298,7 @@ class RowBlock:
             expr, lower, upper = _columns_form(row, before, lower, upper)
         cols = expr.cols
         n = len(cols)  # (a set per row is the dearest step of short rows: two are compared)
-        if n > 1 and (cols[0] == cols[1] if n == 2 else len(set(cols)) != n):
+        if not distinct and n > 1 and (cols[0] == cols[1] if n == 2 else len(set(cols)) != n):
             expr = expr.merged()
             cols = expr.cols
         self._index += cols
@@ -304,11 +306,14 @@ class RowBlock:
         self._close(name, key, lower, upper)
 
     def add_sum(self, name: str, key, base: Expr, terms, *, const: float = 0.0, lower: float = -INF,
-                upper: float = INF) -> None:
+                upper: float = INF, distinct: bool = False) -> None:
         """Add ``lower <= base + const + sum(a * e for e, a in terms) <= upper`` as ``KIND.name(key)``.
 
         The floats of ``add(name, key, (base + const).add_terms(terms), lower=, upper=)``, with
-        no expression or row made (the disjunctive rows: most rows of a build).
+        no expression or row made (the disjunctive rows: most rows of a build). ``distinct``:
+        the caller knows that no column comes twice (columns of different tasks, devices or
+        families), so the row is not searched for one; on the disjunctive rows that search
+        was a tenth of the build.
 
         Examples
         --------
@@ -323,11 +328,12 @@ class RowBlock:
         index += base.cols
         value += base.coefs
         const = sum_into(base.const + const, index, value, terms)
-        cols = index[first:]
-        n = len(cols)
-        if n > 1 and (cols[0] == cols[1] if n == 2 else len(set(cols)) != n):
-            merged = Expr(0.0, cols, value[first:]).merged()
-            index[first:], value[first:] = merged.cols, merged.coefs
+        if not distinct:
+            cols = index[first:]
+            n = len(cols)
+            if n > 1 and (cols[0] == cols[1] if n == 2 else len(set(cols)) != n):
+                merged = Expr(0.0, cols, value[first:]).merged()
+                index[first:], value[first:] = merged.cols, merged.coefs
         if const:
             lower, upper = lower - const, upper - const
         self._close(name, key, lower, upper)
