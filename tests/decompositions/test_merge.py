@@ -163,3 +163,33 @@ def test_links_only_still_contracts_edges_when_nothing_else_merges():
 def test_an_unknown_edge_rule_is_an_error():
     with pytest.raises(SchedkitError, match="edges"):
         solve(layered_problem(), "merge", nodes=4, edges="some")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_never_worse_than_heft_when_the_refinement_has_no_time(seed):
+    """A deep graph at 2 nodes is a chain of two level ranges: its schedule runs on one
+    device, about 3x HEFT's; with no time to refine it, HEFT's start is returned."""
+    p = Problem.from_dict(layered(20, 6, edge_prob=0.3, long_range_prob=0.1, devices=6, seed=seed))
+    heft = solve(p, "heft")
+    expanded = solve(p, "merge", nodes=2, inner="heft", executor="serial", refine=0)
+    assert len(set(expanded.placement().values())) == 1 and expanded.makespan > 2 * heft.makespan
+    s = solve(p, "merge", nodes=2, inner="heft", executor="serial", refine=1e-9)
+    s.validate(p)
+    assert s.makespan == pytest.approx(heft.makespan, rel=1e-12) and s.placement() == heft.placement()
+    refined = solve(p, "merge", nodes=2, inner="heft", executor="serial")
+    assert refined.makespan <= heft.makespan + 1e-9
+
+
+def test_the_heft_start_is_made_only_for_a_refinement_and_in_time():
+    import time
+
+    p = layered_problem()
+    device_of, start = Merge(nodes=4).heft_start(p)
+    assert max(start[i] + p.durations[i][d] for i, d in enumerate(device_of)) == \
+        pytest.approx(solve(p, "heft").makespan)
+    assert Merge(nodes=4, refine=0).heft_start(p) is None
+    late = Merge(nodes=4)
+    late.deadline = time.perf_counter() - 1.0  # (the method's time limit has passed)
+    assert late.heft_start(p) is None
+    _, inverse = late.apply(p)
+    assert inverse.payload["start"] is None
