@@ -44,6 +44,29 @@ from schedkit.errors import Interrupted, NoScheduleError, OptionError, SchedkitE
 __all__ = ["build_parser", "main", "split_plugins"]
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose command-line errors are one line, like every other error of the
+    command line (argparse prints the whole usage first), with status 2.
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     try:
+    ...         OneLineParser(prog="schedkit solve").parse_args(["--nope"])
+    ...     except SystemExit as stop:
+    ...         print(stop.code)
+    2
+    >>> err.getvalue()
+    'schedkit solve: error: unrecognized arguments: --nope (schedkit solve --help lists the options)\n'
+    """
+
+    def error(self, message: str):
+        say(f"{self.prog}: error: {message} ({self.prog} --help lists the options)", err=True)
+        self.exit(2)
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser of every command; each sub-parser's ``handler`` default runs it.
 
@@ -64,7 +87,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """
     from schedkit import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="schedkit",
         description="Map and schedule task graphs on heterogeneous devices as mixed-integer programs.",
         epilog="exit status: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items()))

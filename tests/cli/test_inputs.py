@@ -24,7 +24,20 @@ def test_numeric_options_refuse_nan_and_infinity(argv, capsys):
     with pytest.raises(SystemExit) as stop:
         main(argv)
     assert stop.value.code == 2
-    assert "is not a finite number" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "is not a finite number" in err
+    assert err.count("\n") == 1 and "usage:" not in err  # one line, as every error of the CLI
+
+
+@pytest.mark.parametrize("argv", [["solve"], ["solve", TINY, "--nope"], ["generate", "platform", "nodes", "--nodez", "3"],
+                                  ["bogus"]])
+def test_a_malformed_command_line_is_one_line_with_status_2(argv, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("schedkit") and ": error: " in err and "--help lists the options" in err
+    assert err.count("\n") == 1 and "usage:" not in err
 
 
 @pytest.mark.parametrize("options", [{"time_limit": float("nan")}, {"gap": float("inf")}])
