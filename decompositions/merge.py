@@ -60,11 +60,11 @@ the expanded schedule. A restriction, with no bound. Under the method's ``time_l
 refinement gets at most a quarter of the time left after coarsening (:data:`REFINE_SHARE`),
 the coarse solve the rest, and it stops at the limit whatever ``refine`` says.
 
-The refinement has a second start: HEFT's list schedule of the whole problem, made by
-``apply`` before the coarsening (:meth:`Merge.heft_start`). The shorter start is refined
-first, the other while time is left, and the shortest schedule of all is returned
-(:func:`best_refined`): ``merge`` is never worse than the list heuristic it could have
-started from. Where the levels outnumber the nodes, the coarse graph is a chain of level
+The refinement has a second start: HEFT's list schedule of the whole problem
+(:meth:`Merge.heft_start`; under a time limit made first, before the coarsening). The
+shorter start is refined first, the other while time is left, and the shortest schedule
+of all is returned (:func:`best_refined`): ``merge`` is never worse than the list
+heuristic it could have started from. Where the levels outnumber the nodes, the coarse graph is a chain of level
 ranges whatever is merged (a 1,000-level graph of 100,000 tasks at 40 nodes), its best
 schedule runs on one device, and the expanded schedule cannot be refined into a good one
 in the time (measured on 50 devices: 139,307 from the chain, 106,101 after 4.4 s of
@@ -306,8 +306,9 @@ class Merge(Reduction):
         self.size = edge_count(problem) + len(problem.tasks)
         if self.deadline is not None:
             self.slowdown, self.finish = slowdown(problem), finish_seconds(problem)
-        # (first: the floor is in hand before the coarsening takes what time is left)
-        start = self.heft_start(problem)
+        # Under a time limit, the floor first: the coarsening then takes what is left. (Without
+        # one, invert makes it: ``schedkit decompose`` only applies.)
+        start = None if self.deadline is None else self.heft_start(problem)
         groups, coarse = _coarsened(problem, self.options, self.greedy_tasks(problem))
         return coarse, self.inverse(problem, {"problem": problem, "groups": groups, "start": start})
 
@@ -350,7 +351,7 @@ class Merge(Reduction):
             seconds = min(seconds, max(0.0, deadline - time.perf_counter()))
             if seconds < time.perf_counter() - began:
                 seconds = 0.0  # (not one candidate of the refinement would be timed in time)
-        heft = inverse.payload.get("start")
+        heft = self.heft_start(problem) if self.deadline is None else inverse.payload["start"]
         device_of, start = best_refined(problem, [(device_of, start)] + ([heft] if heft else []), groups, seconds)
         schedule = to_schedule(problem, device_of, start, self.name)
         return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule)

@@ -188,8 +188,10 @@ def test_the_heft_start_is_made_only_for_a_refinement_and_in_time():
     assert max(start[i] + p.durations[i][d] for i, d in enumerate(device_of)) == \
         pytest.approx(solve(p, "heft").makespan)
     assert Merge(nodes=4, refine=0).heft_start(p) is None
+    assert Merge(nodes=4).apply(p)[1].payload["start"] is None  # (no time limit: invert makes it)
+    timed = Merge(nodes=4)
+    timed.deadline = time.perf_counter() + 60.0
+    assert timed.apply(p)[1].payload["start"] == (device_of, start)  # (the floor before the coarsening)
     late = Merge(nodes=4)
     late.deadline = time.perf_counter() - 1.0  # (the method's time limit has passed)
-    assert late.heft_start(p) is None
-    _, inverse = late.apply(p)
-    assert inverse.payload["start"] is None
+    assert late.heft_start(p) is None and late.apply(p)[1].payload["start"] is None
