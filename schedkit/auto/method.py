@@ -299,7 +299,7 @@ class Auto(Method):
     def _series(self, problem: Problem, state: Incumbent, seconds: float | None) -> None:
         """The chain of modules solved module by module (:func:`~schedkit.auto.series.series_search`):
         its bound, proven for the whole problem, and its schedule go to ``state``."""
-        from schedkit.auto.series import MAX_MODULE_TASKS, series_search
+        from schedkit.auto.series import MAX_CHAIN_TASKS, series_search
         from schedkit.milp.portfolio import cpsat_installed
 
         o = self.options
@@ -335,7 +335,7 @@ class Auto(Method):
             state.offer(Result(termination=Termination.FINISHED, quality=quality, provenance="decomposition",
                                method="auto", schedule=schedule, bound=found.bound))
         state.end(note=f"{found.modules} modules, {found.solves} parts solved" if found.solves else
-                  f"{found.modules} modules, bounds only (a module has more than {MAX_MODULE_TASKS} tasks)")
+                  f"{found.modules} modules, bounds only (a module has more than {MAX_CHAIN_TASKS} tasks)")
 
     def _too_large(self, problem: Problem, seconds: float | None) -> str | None:
         # (HiGHS's size decides, not CP-SAT's: where HiGHS cannot build the model, CP-SAT alone

@@ -46,6 +46,7 @@ class Module:
     low: dict = field(default_factory=dict)     # (u, v) -> its best bound
     pairs: dict = field(default_factory=dict)   # (u, v) -> (the best makespan found, its schedule)
     asked: set = field(default_factory=set)     # the solves made
+    relaxed: set = field(default_factory=set)   # the asks whose placement relaxation counts in ``low``
 
 
 def pair_of(problem: Problem, module: Module, schedule: Schedule, own: bool = False) -> tuple:

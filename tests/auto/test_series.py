@@ -134,11 +134,45 @@ def _chain_of_four():
 def test_with_modules_too_large_to_solve_the_bound_comes_from_the_parts_alone(problem):
     import schedkit.auto.series as series
 
+    kept = series.MAX_MODULE_TASKS, series.MAX_CHAIN_TASKS
+    series.MAX_MODULE_TASKS = series.MAX_CHAIN_TASKS = 0     # (every module is too large to solve)
+    try:
+        found = series_search(problem, _solve, 60, MOIRAI.timing_rules(problem), blocks=MOIRAI.blocks)
+    finally:
+        series.MAX_MODULE_TASKS, series.MAX_CHAIN_TASKS = kept
+    assert found.solves == 0 and found.schedules == []      # (no part solved, no incumbent given)
+    assert 0 <= found.bound <= _exact(problem) + 1e-9
+
+
+@settings(max_examples=10, deadline=None)
+@given(chains())
+def test_modules_too_large_to_prove_are_solved_once_in_chain_order(problem):
+    import schedkit.auto.series as series
+
     kept = series.MAX_MODULE_TASKS
-    series.MAX_MODULE_TASKS = 0     # (every module is too large to solve)
+    series.MAX_MODULE_TASKS = 0     # (every module too large to prove free, small enough for the chain pass)
     try:
         found = series_search(problem, _solve, 60, MOIRAI.timing_rules(problem), blocks=MOIRAI.blocks)
     finally:
         series.MAX_MODULE_TASKS = kept
-    assert found.solves == 0 and found.schedules == []      # (no part solved, no incumbent given)
-    assert 0 <= found.bound <= _exact(problem) + 1e-9
+    optimum = _exact(problem)
+    assert found.solves >= found.modules        # (each module once in the chain pass, then the pairs asked)
+    assert 0 <= found.bound <= optimum + 1e-6
+    assert found.schedules      # (the chain pass's pairs agree at every cut: they stitch)
+    for schedule in found.schedules:
+        assert not violations(problem, schedule, MOIRAI.blocks)
+        assert schedule.makespan >= optimum - 1e-6
+
+
+def test_relaxations_raise_the_bound_of_modules_too_large_to_solve():
+    import schedkit.auto.series as series
+
+    problem = _chain_of_four()
+    kept = series.MAX_MODULE_TASKS, series.MAX_CHAIN_TASKS
+    series.MAX_MODULE_TASKS = series.MAX_CHAIN_TASKS = 0
+    try:
+        relaxed = series_search(problem, _solve, 60, MOIRAI.timing_rules(problem), blocks=MOIRAI.blocks)
+        alone = series_search(problem, _solve, 60, MOIRAI.timing_rules(problem))   # (no formulation: no relaxation)
+    finally:
+        series.MAX_MODULE_TASKS, series.MAX_CHAIN_TASKS = kept
+    assert alone.bound < relaxed.bound <= _exact(problem) + 1e-6
