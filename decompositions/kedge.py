@@ -10,27 +10,26 @@ both ways are joined, so that the modules form a DAG. ``k`` is the user's, or th
 that gives balanced modules: none holds more than ``max_share`` of the tasks (else the k
 whose largest module is smallest).
 
+The tree costs one max-flow per task (about 11,000 s on 10,000 tasks). When it would take
+more than ``tree_seconds`` (or half the time limit left), the modules are **bands** of a
+topological order instead, of about ``module_tasks`` tasks each, cut where fewest edges
+cross (:mod:`~schedkit.decompositions.kedge_bands`: linear time, a chain of modules).
+
 The modules are solved **in topological order**, one round each: module ``t`` is a part
 of its own in which every device busy with earlier modules is taken by a stand-in task
 that lasts until the device is free, and every channel into the module leaves that
 stand-in, so the module sees when its inputs can arrive on each device. Its schedule is
-appended to the earlier ones (each device runs the earlier modules first, times
-recomputed left-shifted on the whole problem); memory used by earlier modules is taken
-off the devices' capacities, and collocation groups keep the device an earlier module
-chose.
+appended to the earlier ones (each device runs the earlier modules first, the module's
+times left-shifted after them: the earlier modules' times do not change); memory used by
+earlier modules is taken off the devices' capacities, and collocation groups keep the
+device an earlier module chose.
 
-**Lower bound** (DiviML's recursive bound through the channels). For every task ``o`` of
-a module with an edge leaving it, ``pre(o)`` is ``o`` and its ancestors inside the module;
-every channel into ``pre(o)`` releases its task no earlier than the bound on its source's
-end (``dep``) plus the least transfer between their devices. The best schedule of
-``pre(o)`` with those releases ends no later than ``o`` does in any schedule, so its
-proven lower bound bounds ``o``'s end; the same for the whole of every module that holds
-an output of the network bounds the makespan. These bound parts run beside the module's
+**Lower bound**: DiviML's recursive bound through the channels
+(:mod:`~schedkit.decompositions.kedge_bound`), its bound parts solved beside the module's
 own part in each round; ``invert`` reports the largest as the schedule's bound
 (``exactness = "relaxation"``), or the devices' load bound when that is larger
 (:func:`~schedkit.problem.bounds.load_bound`: where modules overlap in time, as with weakly dependent channels,
-the paths through the channels say little and the load says more). A bound part that
-finds no bound falls back on the longest path of least durations from the releases.
+the paths through the channels say little and the load says more).
 
 Examples
 --------
@@ -40,6 +39,9 @@ Examples
 >>> s = solve(p, "kedge", inner="milp", executor="serial")
 >>> s.status, s.bound <= s.makespan, len(kedge_modules(p, 3))
 ('feasible', True, 3)
+>>> banded = solve(p, "kedge", inner="heft", tree_seconds=0, module_tasks=9, executor="serial")
+>>> banded.bound <= banded.makespan, len(banded.tasks)
+(True, 27)
 """
 
 from __future__ import annotations
@@ -47,21 +49,36 @@ from __future__ import annotations
 import math
 import time
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from schedkit.reductions import Split, register_decomposition
+from schedkit.reductions.budget import finish_seconds, slowdown
 from schedkit.reductions.reduction import DEFAULT_BLOCKS
-from schedkit.reductions.subproblem import (edge_row, heavier, orders_by_start, remaining_capacities, spec_data,
-                                           stitch, sub_problem, task_row)
+from schedkit.reductions.subproblem import edge_row, heavier, remaining_capacities, spec_data, task_row
+from schedkit.decompositions.kedge_bands import band_modules
+from schedkit.decompositions.kedge_bound import bound_part, fresh, heads, whole_floor
 from schedkit.decompositions.kedge_modules import choose_k, gomory_hu_seconds, kedge_modules
 from schedkit.errors import ProblemError
 from schedkit.problem import Problem
 from schedkit.problem.bounds import load_bound
-from schedkit.problem.edge_table import edge_count
 from schedkit.schedule import Quality, Result, Termination
+from schedkit.timing import to_schedule
+from schedkit.timing.fixed_order import start_order
+from schedkit.timing.resources import arrival
 
-__all__ = ["Kedge", "KedgeOptions", "kedge_modules", "choose_k", "gomory_hu_seconds"]
+__all__ = ["Kedge", "KedgeOptions", "kedge_modules", "choose_k", "gomory_hu_seconds", "band_modules"]
 
+#: A round of bands needs about this many seconds, plus this many per task of its module
+#: (measured on a 100,000-task layered graph, 2 shared cores: rounds of 5,000 tasks, milp's
+#: module and bound parts side by side, took 0.5 s; given 0.35 s, a third of the parts came
+#: back without a schedule). Under a time limit, the bands left are joined into as many
+#: rounds as the time left allows (:meth:`Kedge._regroup`).
+ROUND_SECONDS, ROUND_SECONDS_PER_TASK = 0.2, 1e-4
+
+#: Seconds per task, on bands, that ``invert`` keeps back from the parts: heft for a part
+#: the time left without a schedule (3.7 s on 100,000 tasks) and the schedule of the whole.
+INVERT_SECONDS_PER_TASK = 4e-5
 
 
 class KedgeOptions(BaseModel):
@@ -70,17 +87,24 @@ class KedgeOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     k: int | None = Field(None, ge=1)
     """Edge connectivity of a module (DiviML: one more than the channels between modules);
-    by default the smallest k that gives balanced modules."""
+    by default the smallest k that gives balanced modules. On bands: fewer than k edges
+    cross every cut."""
     max_share: float = Field(0.3, gt=0, le=1)
     """Modules are balanced when none holds more than this share of the tasks."""
     min_tasks: int = Field(3, ge=1)
     """Components with fewer tasks join a neighbouring module."""
     bound: bool = True
-    """Compute DiviML's recursive lower bound (one more part per module output)."""
+    """Compute DiviML's recursive lower bound (one more part per module output; on bands,
+    one per module)."""
     lookahead: int = Field(0, ge=0)
     """Modules after each one solved with it (a rolling horizon): only the module's own
     devices and orders are kept, but they were chosen knowing where its outputs go and
     what memory the next modules need."""
+    tree_seconds: float = Field(60.0, ge=0)
+    """The Gomory-Hu tree is computed when it takes about this many seconds at most (and
+    at most half the time limit left); else the modules are bands of a topological order."""
+    module_tasks: int = Field(5000, ge=1)
+    """Tasks per module on bands (parts the inner method can answer in a round's share)."""
 
 
 @register_decomposition("kedge")
@@ -93,32 +117,28 @@ class Kedge(Split):
     supports = DEFAULT_BLOCKS
     Options = KedgeOptions
 
-    def _modules(self, problem: Problem) -> list[list[int]]:
+    def _modules(self, problem: Problem) -> tuple[list[list[int]], bool]:
+        """The modules, and whether they are bands (the tree would take too long)."""
         o = self.options
         cached = getattr(self, "_found", None)
-        if cached is not None and cached[0] is problem:  # (refusal, then apply: one tree)
-            return cached[1]
-        if o.k is not None:
+        if cached is not None and cached[0] is problem:  # (refusal, then apply: one search)
+            return cached[1], cached[2]
+        most = o.tree_seconds
+        if self.deadline is not None:
+            most = min(most, (self.deadline - time.perf_counter()) / 2)
+        banded = gomory_hu_seconds(problem) > most
+        if banded:
+            modules = band_modules(problem, o.module_tasks, o.max_share, o.k)
+        elif o.k is not None:
             modules = kedge_modules(problem, o.k, o.min_tasks)
         else:
             modules = choose_k(problem, o.max_share, o.min_tasks)[1]
-        self._found = (problem, modules)
-        return modules
-
-    def _too_slow(self, problem: Problem) -> str | None:
-        """Why the modules cannot be found before the time limit (``None`` when they can)."""
-        if self.deadline is None:
-            return None
-        need, left = gomory_hu_seconds(problem), self.deadline - time.perf_counter()
-        if need <= left / 2:
-            return None
-        return (f"its modules take about {need:,.0f} s to find on {len(problem.tasks):,} tasks and "
-                f"{edge_count(problem):,} edges (a Gomory-Hu tree: one max-flow per task), more than "
-                f"half of the {max(0.0, left):.1f} s the time limit leaves; try merge or a larger limit")
+        self._found = (problem, modules, banded)
+        return modules, banded
 
     def refusal(self, problem, blocks=None):
-        why = super().refusal(problem, blocks) or self._too_slow(problem)
-        if why is None and len(self._modules(problem)) < 2:
+        why = super().refusal(problem, blocks)
+        if why is None and len(self._modules(problem)[0]) < 2:
             if self.options.k is not None:
                 why = f"k={self.options.k} does not split the task graph into two modules or more"
             else:
@@ -127,13 +147,20 @@ class Kedge(Split):
 
     def preview(self, problem, blocks=None):
         """One plain problem per module, in topological order."""
-        return [sub_problem(problem, tasks, f"{problem.name}/module{t + 1}")
-                for t, tasks in enumerate(self._modules(problem))]
+        modules, _ = self._modules(problem)
+        into = _edges_into(problem, modules)
+        return [_plain_part(problem, tasks, into[t], f"{problem.name}/module{t + 1}")
+                for t, tasks in enumerate(modules)]
 
     def apply(self, problem, blocks=None):
-        state = {"problem": problem, "modules": self._modules(problem), "rounds": [], "absorbed": 0,
-                 "device_of": {}, "orders": [[] for _ in problem.devices], "ends": {},
-                 "dep": {}, "bound": 0.0, "failed": None}
+        modules, banded = self._modules(problem)
+        position = np.empty(len(problem.tasks), dtype=np.int64)
+        position[problem.topological_order] = np.arange(len(problem.tasks))
+        state = {"problem": problem, "modules": modules, "banded": banded, "into": _edges_into(problem, modules),
+                 "position": position.tolist(),
+                 "rounds": [], "absorbed": 0, "device_of": {}, "orders": [[] for _ in problem.devices],
+                 "starts": {}, "ends": {}, "ready": {}, "dep": {}, "bound": 0.0, "failed": None}
+        self._regroup(state)
         parts = self._round(state, 0)
         return parts, self.inverse(problem, state)
 
@@ -143,6 +170,7 @@ class Kedge(Split):
         t = len(state["rounds"])
         if state["failed"] is not None or t >= len(state["modules"]):
             return None
+        self._regroup(state)
         parts = self._round(state, len(results))
         return parts, self.inverse(state["problem"], state)
 
@@ -154,40 +182,82 @@ class Kedge(Split):
         state = inverse.payload
         return 1.0 / max(1, len(state["modules"]) - len(state["rounds"]) + 1)
 
+    def invert_seconds(self, left):
+        """On bands, heft's time for the largest band left (a part the limit leaves without a
+        schedule is finished by heft after its round) and the whole schedule's."""
+        found = getattr(self, "_found", None)
+        if found is None or not found[2]:
+            return 0.0
+        problem, modules = found[0], found[1]
+        return slowdown(problem) * INVERT_SECONDS_PER_TASK * max(map(len, modules))
+
+    def _regroup(self, state: dict) -> None:
+        """On bands under a time limit, join the bands not yet solved, neighbours in
+        topological order (still a chain), into as many rounds as the time left allows: a
+        round given less than it needs leaves its parts to heft, one after the other, past
+        the limit."""
+        if not state["banded"] or self.deadline is None:
+            return
+        problem, t = state["problem"], len(state["rounds"])
+        rest = state["modules"][t:]
+        tasks = sum(map(len, rest))
+        left = (self.deadline - time.perf_counter() - finish_seconds(problem)) / slowdown(problem)
+        count = max(1, min(len(rest), int((left - ROUND_SECONDS_PER_TASK * tasks) // ROUND_SECONDS)))
+        if count == len(rest):
+            return
+        sizes = np.cumsum([len(m) for m in rest])
+        ends = np.searchsorted(sizes, np.arange(1, count + 1) * tasks / count, side="left")
+        ends = np.unique(np.minimum(ends, len(rest) - 1)).tolist()
+        joined, into, begin = [], [], 0
+        for end in ends:
+            joined.append(sorted(i for m in rest[begin:end + 1] for i in m))
+            into.append(sorted(k for edges in state["into"][t + begin:t + end + 1] for k in edges))
+            begin = end + 1
+        state["modules"] = state["modules"][:t] + joined
+        state["into"] = state["into"][:t] + into
+
     # -------------------------------------------------------------- one round per module
     def _round(self, state: dict, first: int) -> list[Problem]:
         problem: Problem = state["problem"]
         t = len(state["rounds"])
-        tasks = state["modules"][t]
-        ahead = [i for later in state["modules"][t + 1:t + 1 + self.options.lookahead] for i in later]
-        parts = [self._module_part(state, t, tasks + ahead)]
+        modules = state["modules"]
+        tasks = modules[t]
+        ahead = [i for later in modules[t + 1:t + 1 + self.options.lookahead] for i in later]
+        edges = sorted(k for s in range(t, min(len(modules), t + 1 + self.options.lookahead))
+                       for k in state["into"][s])
+        parts = [self._module_part(state, t, tasks + ahead, edges)]
         bounds = []
-        if self.options.bound:
+        if self.options.bound and state["banded"]:
+            parts.append(_plain_part(problem, tasks, state["into"][t], f"{problem.name}/module{t + 1}/bound:all"))
+            bounds.append((None, tasks))
+        elif self.options.bound:
             inside = set(tasks)
             outputs = [i for i in tasks if any(j not in inside for j, _ in problem.succs[i])]
             sinks = any(not problem.succs[i] for i in tasks)
             for o in outputs + ([None] if sinks else []):
                 pre = tasks if o is None else [i for i in tasks if i == o or (problem.descendants[i] >> o) & 1]
-                parts.append(self._bound_part(state, t, pre, o))
+                label = "all" if o is None else problem.tasks[o]
+                parts.append(bound_part(problem, state["dep"], pre, f"{problem.name}/module{t + 1}/bound:{label}"))
                 bounds.append((o, pre))
         state["rounds"] = state["rounds"] + [{"first": first, "bounds": bounds}]
         return parts
 
-    def _module_part(self, state: dict, t: int, tasks: list[int]) -> Problem:
+    def _module_part(self, state: dict, t: int, tasks: list[int], edges: list[int]) -> Problem:
+        """``tasks`` after the modules placed so far; ``edges``: the edges into them, in file order."""
         problem: Problem = state["problem"]
-        device_of, ends = state["device_of"], state["ends"]
-        ready = {}
-        for i, d in device_of.items():
-            ready[d] = max(ready.get(d, 0.0), ends[i])
-        stand_ins, edges = [], {}
-        name_of = {d: _fresh(problem, f"~busy:{problem.devices[d]}") for d in ready}
+        device_of, ready = state["device_of"], state["ready"]
+        stand_ins, inner, channels = [], [], {}
+        name_of = {d: fresh(problem, f"~busy:{problem.devices[d]}") for d in ready}
         for d, until in sorted(ready.items()):
             stand_ins.append({"name": name_of[d], "durations": {problem.devices[d]: until}})
         inside = set(tasks)
-        for i, j, size in problem.edges:
-            if j in inside and i not in inside:
+        for k in edges:
+            i, j, size = _edge(problem, k)
+            if i in inside:
+                inner.append(edge_row(problem, problem.tasks[i], problem.tasks[j], size))
+            else:
                 key = (name_of[device_of[i]], problem.tasks[j])
-                edges[key] = heavier(problem, edges.get(key, 0.0), size)
+                channels[key] = heavier(problem, channels.get(key, 0.0), size)
         pins = {}
         for group, members in problem.colocate_groups.items():
             placed = [device_of[i] for i in members if i in device_of]
@@ -199,40 +269,12 @@ class Kedge(Split):
         data = {"name": f"{problem.name}/module{t + 1}", "devices": devices,
                 "links": spec_data(problem, platform=True).get("links", []),
                 "tasks": rows + stand_ins,
-                "edges": [edge_row(problem, problem.tasks[i], problem.tasks[j], size)
-                          for i, j, size in problem.edges if i in inside and j in inside]
-                + [edge_row(problem, a, b, s) for (a, b), s in sorted(edges.items())]}
+                "edges": inner + [edge_row(problem, a, b, s) for (a, b), s in sorted(channels.items())]}
         try:
             return Problem.from_dict(data)
         except ProblemError as exc:
             raise ProblemError(f"kedge: module {t + 1} cannot be placed after the modules before it: "
                                f"{exc}") from None
-
-    def _bound_part(self, state: dict, t: int, pre: list[int], o: int | None) -> Problem:
-        problem: Problem = state["problem"]
-        inside = set(pre)
-        extra_tasks, extra_devices, extra_edges = [], [], []
-        for e in pre:
-            release = self._release(state, e)
-            if release > 0:
-                ghost = _fresh(problem, f"~release:{problem.tasks[e]}")
-                extra_devices.append({"name": ghost})
-                extra_tasks.append({"name": ghost, "durations": {ghost: release}})
-                extra_edges.append({"src": ghost, "dst": problem.tasks[e], "size": 0.0})
-        label = "all" if o is None else problem.tasks[o]
-        return sub_problem(problem, inside, f"{problem.name}/module{t + 1}/bound:{label}",
-                           extra_tasks=extra_tasks, extra_edges=extra_edges, extra_devices=extra_devices)
-
-    def _release(self, state: dict, e: int) -> float:
-        """No input of ``e`` from an earlier module arrives before this (the ``dep`` bound)."""
-        problem: Problem = state["problem"]
-        release = 0.0
-        for p, size in problem.preds[e]:
-            if p in state["dep"]:
-                least = min((problem.comm_time(size, u, v) for u in problem.allowed[p] for v in problem.allowed[e]
-                             if problem.pair_allowed(size, u, v)), default=0.0)
-                release = max(release, state["dep"][p] + least)
-        return release
 
     def _absorb(self, state: dict, results: list[Result]) -> None:
         """Append the last round's module schedule and bounds to the state."""
@@ -246,43 +288,45 @@ class Kedge(Split):
             state["failed"] = f"module {t + 1} ({result.problem}) found no schedule" + \
                 (f": {result.message}" if result.message else "")
             return
-        device_of = dict(state["device_of"])
+        device_of, starts, ends, ready = (dict(state[key]) for key in ("device_of", "starts", "ends", "ready"))
         orders = [list(order) for order in state["orders"]]
         own = {problem.tasks[i]: i for i in tasks}  # (not the lookahead's tasks: a later round places them)
-        for row in result.schedule.tasks:
-            if row.task in own:
-                device_of[own[row.task]] = problem.device_index[row.device]
-        for d, order in enumerate(orders_by_start(problem, result.schedule, own)):
-            orders[d] += order
-        done = sorted(device_of)
-        partial = sub_problem(problem, done, problem.name)
-        where = {i: k for k, i in enumerate(done)}
-        schedule = stitch(partial, [device_of[i] for i in done],
-                          [[where[i] for i in order] for order in orders], "kedge")
-        ends = {done[k]: row.end for k, row in enumerate(schedule.tasks)}
+        rows = {own[r.task]: r for r in result.schedule.tasks if r.task in own}
+        placed = {i: problem.device_index[r.device] for i, r in rows.items()}
+        device_of.update(placed)
+        # The module after the earlier ones on every device, left-shifted (fixed_order_times,
+        # module by module: nothing of an earlier module waits for a later one).
+        free = {d: ends[order[-1]] for d, order in enumerate(orders) if order}
+        for i in start_order(problem, placed, {i: r.start for i, r in rows.items()}, among=rows):
+            d = device_of[i]
+            length = problem.durations[i][d]
+            begin = free.get(d, 0.0) if length > 0 else 0.0  # (no time held: in no device order)
+            for p, size in problem.preds[i]:
+                begin = max(begin, arrival(problem, ends[p], size, device_of[p], d))
+            starts[i], ends[i] = begin, begin + length
+            ready[d] = max(ready.get(d, 0.0), ends[i])
+            if length > 0:
+                orders[d].append(i)
+                free[d] = ends[i]
         dep = dict(state["dep"])
         bound = state["bound"]
-        for k, (o, pre) in enumerate(round_["bounds"]):
-            part = results[round_["first"] + 1 + k]
-            floor = max(part.bound or 0.0, self._longest(state, pre))
-            if o is None:
+        bounds = results[round_["first"] + 1:round_["first"] + 1 + len(round_["bounds"])]
+        if state["banded"]:  # (dep: the longest paths; the bound part: the whole module)
+            head = heads(problem, state["dep"], sorted(tasks, key=state["position"].__getitem__))
+            outputs = [i for i in tasks if any(j not in device_of for j, _ in problem.succs[i])]
+            dep.update({o: head[o] + problem.min_duration[o] for o in outputs})
+            bound = max([bound, whole_floor(problem, head, None)] + [whole_floor(problem, head, part.bound)
+                                                                     for part in bounds if part.bound is not None])
+        else:
+            for (o, pre), part in zip(round_["bounds"], bounds):
+                inside = set(pre)
+                floor = max(part.bound or 0.0, whole_floor(problem, heads(
+                    problem, state["dep"], [i for i in problem.topological_order if i in inside]), None))
+                if o is not None:
+                    dep[o] = floor
                 bound = max(bound, floor)
-            else:
-                dep[o] = floor
-                bound = max(bound, floor)
-        state.update(device_of=device_of, orders=orders, ends=ends, dep=dep, bound=bound,
-                     absorbed=state["absorbed"] + 1)
-
-    def _longest(self, state: dict, pre: list[int]) -> float:
-        """The fallback bound: the longest path of least durations from the releases."""
-        problem: Problem = state["problem"]
-        inside = set(pre)
-        head: dict[int, float] = {}
-        for i in problem.topological_order:
-            if i in inside:
-                head[i] = max([self._release(state, i)] + [head[p] + problem.min_duration[p]
-                                                           for p, _ in problem.preds[i] if p in inside])
-        return max((head[i] + problem.min_duration[i] for i in pre), default=0.0)
+        state.update(device_of=device_of, orders=orders, starts=starts, ends=ends, ready=ready, dep=dep,
+                     bound=bound, absorbed=state["absorbed"] + 1)
 
     def invert(self, results, inverse):
         state = dict(inverse.payload)
@@ -292,15 +336,41 @@ class Kedge(Split):
         if state["failed"] is not None or len(state["device_of"]) < len(problem.tasks):
             return Result.nothing(self.name, problem.name, Termination.FINISHED,
                                   message=state["failed"] or "not every module was solved")
-        device_of = [state["device_of"][i] for i in range(len(problem.tasks))]
-        schedule = stitch(problem, device_of, state["orders"], self.name)
+        n = len(problem.tasks)
+        schedule = to_schedule(problem, [state["device_of"][i] for i in range(n)],
+                               [state["starts"][i] for i in range(n)], self.name)
         bound = min(max(state["bound"], load_bound(problem)), schedule.makespan) if self.options.bound else None
         return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule,
                       bound=bound if bound is None or math.isfinite(bound) else None)
 
 
+def _edges_into(problem: Problem, modules: list[list[int]]) -> list[list[int]]:
+    """Per module, the edges (indices in file order) whose destination is in it."""
+    a = problem.arrays
+    label = np.full(len(problem.tasks), len(modules), dtype=np.int64)
+    for t, tasks in enumerate(modules):
+        label[tasks] = t
+    target = label[a.edge_dst]
+    order = np.argsort(target, kind="stable")
+    cuts = np.searchsorted(target[order], np.arange(len(modules) + 1))
+    return [order[cuts[t]:cuts[t + 1]].tolist() for t in range(len(modules))]
 
-def _fresh(problem: Problem, name: str) -> str:
-    while name in problem.task_index:
-        name += "'"
-    return name
+
+def _edge(problem: Problem, k: int) -> tuple[int, int, float]:
+    """Edge ``k`` (file order) as ``Problem.edges`` holds it, read from the arrays (a
+    bulk-loaded problem's edge list is not built)."""
+    a = problem.arrays
+    if a.edge_payload[k]:  # (its own transfer times: only in a problem whose edge list exists)
+        return problem.edges[k]
+    return int(a.edge_src[k]), int(a.edge_dst[k]), float(a.edge_size[k])
+
+
+def _plain_part(problem: Problem, tasks: list[int], edges: list[int], name: str) -> Problem:
+    """``tasks`` alone (every device and link, full capacities) with the ``edges`` among them."""
+    inside = set(tasks)
+    rows = [task_row(problem, i) for i in sorted(inside)]
+    inner = [edge_row(problem, problem.tasks[i], problem.tasks[j], size)
+             for i, j, size in map(lambda k: _edge(problem, k), edges) if i in inside]
+    data = spec_data(problem, platform=True)
+    return Problem.from_dict({"format": data["format"], "name": name, "devices": data["devices"],
+                              "links": data.get("links", []), "tasks": rows, "edges": inner})

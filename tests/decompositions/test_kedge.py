@@ -7,6 +7,8 @@ from schedkit.reductions import Chain, DecompositionRefused
 from schedkit.decompositions.kedge import Kedge, choose_k, kedge_modules
 from schedkit.generators import rwnn
 
+from helpers.split_rounds import run_rounds
+
 
 def test_modules_of_a_multi_channel_network_follow_its_modules():
     p = Problem.from_dict(rwnn(4, 8, channels=2, dependency="sdep", seed=0))
@@ -36,17 +38,7 @@ def test_the_bound_is_never_above_the_optimum(data):
 def test_modules_are_solved_in_rounds_one_per_module():
     p = Problem.from_dict(rwnn(3, 5, channels=2, seed=3))
     chain = Chain.of(Kedge(k=3))
-    parts, inverse = chain.apply(p)
-    rounds = [parts]
-    from schedkit.reductions import Part, run_parts
-    results = []
-    while True:
-        results += run_parts([Part.of(q, "heft") for q in parts])
-        step = chain.advance(results, inverse)
-        if step is None:
-            break
-        parts, inverse = step
-        rounds.append(parts)
+    rounds, results, inverse = run_rounds(chain, p)
     assert len(rounds) == len(kedge_modules(p, 3))
     assert rounds[1][0].name.endswith("/module2") and "~busy:gpu0" in rounds[1][0].tasks
     assert any(name.startswith("~release:") for q in rounds[1][1:] for name in q.tasks)
