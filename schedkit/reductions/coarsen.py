@@ -177,6 +177,9 @@ def coarse_problem(problem: Problem, groups: Sequence[Sequence[int]], name: str,
     labels = group_names(problem, groups)
     group_of = {i: g for g, members in enumerate(groups) for i in members}
     label = (lambda i: problem.spec.tasks[i].colocate) if colocate is None else colocate.label
+    # A group's durations summed once per device type, not looked up per device: 10,000
+    # tasks on 1,024 devices of 3 types made 10 million look-ups (4.4 s) per coarse problem.
+    kind, by_type = problem.arrays.device_type.tolist(), problem.arrays.type_durations
     rows = []
     for g, members in enumerate(groups):
         devices = set(problem.allowed[members[0]])
@@ -188,9 +191,11 @@ def coarse_problem(problem: Problem, groups: Sequence[Sequence[int]], name: str,
         if len(groups_of) > 1:
             raise SchedkitError(f"tasks {', '.join(problem.tasks[i] for i in members)} belong to "
                                 f"collocation groups {', '.join(sorted(groups_of))}")
-        row = {"name": labels[g],
-               "durations": {problem.devices[d]: sum(problem.durations[i][d] for i in members)
-                             for d in sorted(devices)}}
+        total = np.zeros(by_type.shape[1])
+        for i in members:  # (in turn, as sum() adds: the same floats, bit for bit)
+            total += by_type[i]
+        total = total.tolist()
+        row = {"name": labels[g], "durations": {problem.devices[d]: total[kind[d]] for d in sorted(devices)}}
         memory = sum(problem.task_memory[i] for i in members)
         if memory:
             row["memory"] = memory
