@@ -255,10 +255,12 @@ GREEDY_SHARE = 0.25
 #: on a 100,000-task layered graph of 3.0 million edges: 0.98 s).
 TIMING_SECONDS = 4e-7
 
-#: CPU seconds per edge or task of HEFT's list schedule of the whole problem, the start
-#: kept beside the expanded schedule (measured on a 100,000-task layered graph of 3.1
-#: million edges: ranks 0.13-0.29 s, list schedule 3.6-3.8 s).
-START_SECONDS = 1.3e-6
+#: CPU seconds per edge or task, and per task and device, of HEFT's list schedule of the
+#: whole problem, the start kept beside the expanded schedule (measured: ranks and list
+#: schedule 3.9-4.1 s on a 100,000-task layered graph of 3.1 million edges and 50 devices,
+#: 1.1-1.25 s on a 96-layer transformer of 10,752 tasks and 19,568 edges on 1,025 devices).
+START_SECONDS = 1.1e-6
+PLACE_SECONDS = 1.1e-7
 
 
 @register_decomposition("merge")
@@ -318,13 +320,14 @@ class Merge(Reduction):
 
         ``None`` without a refinement (``refine=0`` asks for the expanded schedule itself),
         when the time left, once :meth:`finish_seconds` are kept back, would not hold it
-        (:data:`START_SECONDS`, times :attr:`slowdown`), or when placing every task on its
-        earliest-finishing device gets stuck (memory used up, no link).
+        (:data:`START_SECONDS`, :data:`PLACE_SECONDS`, times :attr:`slowdown`), or when
+        placing every task on its earliest-finishing device gets stuck (memory used up, no link).
         """
         if self.options.refine <= 0:
             return None
-        if self.deadline is not None and self.slowdown * self.size * START_SECONDS > \
-                self.deadline - time.perf_counter() - self.finish_seconds():
+        took = START_SECONDS * self.size + PLACE_SECONDS * len(problem.tasks) * len(problem.devices)
+        left = None if self.deadline is None else self.deadline - time.perf_counter() - self.finish_seconds()
+        if left is not None and self.slowdown * took > left:
             return None
         try:
             return list_schedule(problem, upward_rank(problem))
