@@ -341,7 +341,7 @@ class Auto(Method):
         # (HiGHS's size decides, not CP-SAT's: where HiGHS cannot build the model, CP-SAT alone
         # on the whole graph found nothing in its share on MSR's ResNet-50 operator graph, 3 runs
         # of 3, where kedge and refine use that time)
-        from schedkit.milp.budget import model_size, too_large
+        from schedkit.milp.model_size import model_size, too_large
 
         return too_large(model_size(self.formulation, problem), seconds)
 

@@ -14,7 +14,7 @@ plan is documented and tested apart from the methods it calls:
    only the (entry, exit) device pairs a dynamic program needs solved again
    (:func:`~schedkit.auto.series.series_search`): a proven bound, often the optimum.
 3. ``exact``: the MILP raced with CP-SAT on the whole problem, started from the incumbent,
-   when its model fits the time and memory left (:func:`~schedkit.milp.budget.too_large`).
+   when its model fits the time and memory left (:func:`~schedkit.milp.model_size.too_large`).
    On small graphs (at most :data:`SMALL` tasks) it comes first after ``bridge_dp`` and
    takes most of the time: it proves what it finds.
 4. ``kedge`` on larger graphs: modules from k-edge-connected components, solved exactly in

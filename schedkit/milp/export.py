@@ -90,7 +90,7 @@ def check_export(formulation, problem, path: str | Path, memory: int | None = No
     import shutil
 
     from schedkit.machine import ensure_fits
-    from schedkit.milp.budget import model_size
+    from schedkit.milp.model_size import model_size
 
     path = Path(path)
     fmt = _format_of(path)

@@ -158,7 +158,7 @@ class Milp(Method):
                     SPARE.refill()
 
     def _run(self, problem: Problem, worker) -> Result:
-        from schedkit.milp.budget import cp_too_large, model_size, too_large
+        from schedkit.milp.model_size import cp_too_large, model_size, too_large
         from schedkit.semantics.horizon import choose_horizon
         from schedkit.milp.prune import pruned_problem
 
@@ -248,7 +248,7 @@ class Milp(Method):
 
         if worker is None or self.solver != "auto":
             return None
-        from schedkit.milp.budget import cp_too_large
+        from schedkit.milp.model_size import cp_too_large
 
         problem = scaling.problem
         if cp_too_large(self.formulation, problem, _left(deadline)):

@@ -4,10 +4,10 @@ import pytest
 
 import schedkit
 from schedkit import Problem
-import schedkit.milp.budget as budget
+import schedkit.milp.model_size as sizes
 from schedkit.generators import erdos_renyi, layered
 from schedkit.milp import Milp, get_formulation
-from schedkit.milp.budget import model_size, too_large
+from schedkit.milp.model_size import model_size, too_large
 
 CASES = [("hetero20", lambda: schedkit.Problem.load("examples/hetero20.yaml")),
          ("er60", lambda: schedkit.Problem.from_dict(erdos_renyi(60, 0.2, 4, seed=1))),
@@ -46,7 +46,7 @@ def test_too_large_names_time_and_memory():
 
 
 def test_a_model_too_slow_to_build_returns_the_start_schedule(monkeypatch):
-    monkeypatch.setattr(budget, "BUILD_SECONDS_PER_NONZERO", 1.0)            # every model is huge
+    monkeypatch.setattr(sizes, "BUILD_SECONDS_PER_NONZERO", 1.0)            # every model is huge
     problem = schedkit.Problem.load("examples/hetero20.yaml")
     schedule = schedkit.solve(problem, "milp", time_limit=5, solver="highs")
     assert schedule.status == "heuristic" and schedule.tasks
@@ -62,7 +62,7 @@ def test_a_model_too_big_for_memory_without_any_schedule_is_refused(monkeypatch)
             "tasks": [{"name": f"t{i}", "work": 1, "memory": m} for i, m in enumerate([5, 5, 4, 6])]}
     problem = schedkit.Problem.from_dict(data)
     assert schedkit.solve(problem, "milp", warm_start="none").makespan == 2
-    monkeypatch.setattr(budget, "BYTES_PER_NONZERO", 10**12)  # (HiGHS's copy: CP-SAT's is smaller)
+    monkeypatch.setattr(sizes, "BYTES_PER_NONZERO", 10**12)  # (HiGHS's copy: CP-SAT's is smaller)
     with pytest.raises(schedkit.SchedkitError, match=r"GB free is the most\), and no heuristic schedule satisfies "
                                                      r"formulation 'latency'"):
         schedkit.solve(problem, "milp", warm_start="none", solver="highs")
@@ -73,7 +73,7 @@ def test_a_model_too_big_for_memory_without_any_schedule_is_refused(monkeypatch)
 
 
 def test_under_auto_a_model_too_slow_to_build_goes_to_cpsat_alone(monkeypatch):
-    monkeypatch.setattr(budget, "BUILD_SECONDS_PER_NONZERO", 1.0)
+    monkeypatch.setattr(sizes, "BUILD_SECONDS_PER_NONZERO", 1.0)
     problem = schedkit.Problem.load("examples/ft06.json")
     schedule = schedkit.solve(problem, "milp", formulation="jssp", time_limit=30, solver="auto", threads=2)
     assert (schedule.status, schedule.makespan) == ("optimal", 55)
@@ -116,7 +116,7 @@ def test_a_choice_longer_than_the_start_schedule_never_reaches_the_solver(solver
 def test_the_cpsat_estimate_is_within_a_factor_of_two(name, make):
     from ortools.sat.python import cp_model
 
-    from schedkit.milp.budget import cp_model_size
+    from schedkit.milp.model_size import cp_model_size
     from schedkit.cpsat.context import CpContext
     from schedkit.cpsat.solve import make_job
 
@@ -136,8 +136,8 @@ def test_the_cpsat_estimate_is_within_a_factor_of_two(name, make):
 def test_a_cpsat_model_too_slow_to_build_returns_the_start_schedule(monkeypatch, solver):
     # Every model is huge: CP-SAT, alone or in the race, is not started (its worker would
     # build and load for minutes past the limit: 48 s on 10,000 tasks for a 5 s limit).
-    monkeypatch.setattr(budget, "BUILD_SECONDS_PER_NONZERO", 1.0)
-    monkeypatch.setattr(budget, "CP_SECONDS_PER_CONSTRAINT", 1.0)
+    monkeypatch.setattr(sizes, "BUILD_SECONDS_PER_NONZERO", 1.0)
+    monkeypatch.setattr(sizes, "CP_SECONDS_PER_CONSTRAINT", 1.0)
     problem = schedkit.Problem.load("examples/hetero20.yaml")
     schedule = schedkit.solve(problem, "milp", time_limit=5, solver=solver)
     assert schedule.status == "heuristic" and schedule.tasks and schedule.violations(problem) == []
