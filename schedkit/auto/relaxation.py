@@ -75,6 +75,18 @@ def relaxation_bound(problem: Problem, rules: TimingRules, seconds: float | None
 
     ``floor`` when the relaxation does not apply: a workload of several inputs, a
     formulation that does not order the edges, more than :data:`MAX_TASKS` tasks, or no time.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> from schedkit.semantics import get_formulation
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> rules = get_formulation("moirai").timing_rules(p)
+    >>> from schedkit.problem.bounds import lower_bound
+    >>> round(lower_bound(p), 3), round(relaxation_bound(p, rules, 10), 4)   # the optimum: 4.5163
+    (3.483, 4.2)
+    >>> relaxation_bound(p, rules, 0, floor=1.5)    # no time: the floor
+    1.5
     """
     if (problem.inputs > 1 or not rules.ordered_edges or len(problem.tasks) > MAX_TASKS
             or (seconds is not None and seconds <= 0) or not problem.tasks):
@@ -94,7 +106,17 @@ def relaxation_bound(problem: Problem, rules: TimingRules, seconds: float | None
 
 
 def relaxation_model(problem: Problem, rules: TimingRules, floor: float = 0.0) -> LinearModel:
-    """The MILP of the module's statement (rows 1-4), its objective the makespan ``W >= floor``."""
+    """The MILP of the module's statement (rows 1-4), its objective the makespan ``W >= floor``.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> from schedkit.semantics import get_formulation
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> lin = relaxation_model(p, get_formulation("moirai").timing_rules(p))
+    >>> lin.column_names()[:3], sum(lin.integer) == sum(len(a) for a in p.allowed if len(a) > 1)
+    (['makespan', 'x(0_0)', 'x(0_1)'], True)
+    """
     p = problem
     n, m = len(p.tasks), len(p.devices)
     lin = LinearModel(f"{p.name}/relaxation")
