@@ -82,9 +82,20 @@ def slowdown(problem) -> float:
         wall, cpu = time.perf_counter(), time.process_time()
         problem.topological_order
         graph_levels(problem.arrays)
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        cache["_slowdown"] = min(8.0, max(1.0, wall / cpu)) if cpu > 0 else 1.0
+        cache["_slowdown"] = wall_per_cpu(time.perf_counter() - wall, time.process_time() - cpu)
     return cache["_slowdown"]
+
+
+def wall_per_cpu(wall: float, cpu: float) -> float:
+    """The slowdown a stretch of work measured: its wall-clock seconds per CPU second, from
+    1 to 8 (1 when it took no CPU time).
+
+    Examples
+    --------
+    >>> wall_per_cpu(3.0, 1.5), wall_per_cpu(1.0, 2.0), wall_per_cpu(1.0, 0.0)
+    (2.0, 1.0, 1.0)
+    """
+    return min(8.0, max(1.0, wall / cpu)) if cpu > 0 else 1.0
 
 
 def finish_seconds(problem) -> float:

@@ -195,3 +195,32 @@ def test_the_heft_start_is_made_only_for_a_refinement_and_in_time():
     late = Merge(nodes=4)
     late.deadline = time.perf_counter() - 1.0  # (the method's time limit has passed)
     assert late.heft_start(p) is None and late.apply(p)[1].payload["start"] is None
+
+
+def test_the_runs_are_fewer_on_more_devices_and_on_a_slower_machine():
+    import time
+    from types import SimpleNamespace
+
+    from schedkit.decompositions.merge import GREEDY_TASKS
+
+    merge = Merge(nodes=40)
+    merge.deadline = time.perf_counter() + 30.0
+    graph = lambda devices: SimpleNamespace(tasks=range(10_000), devices=range(devices))  # noqa: E731
+    few, many = merge.greedy_tasks(graph(4)), merge.greedy_tasks(graph(1025))
+    merge.slowdown = 2.0
+    slower = merge.greedy_tasks(graph(1025))
+    assert 40 < slower < many < few <= GREEDY_TASKS
+
+
+def test_the_heft_start_measures_how_much_slower_than_its_cpu_time_the_machine_runs(monkeypatch):
+    import time
+
+    p = layered_problem()
+    merge = Merge(nodes=4)
+    merge.deadline = time.perf_counter() + 60.0
+    monkeypatch.setattr(time, "process_time", lambda: time.perf_counter() / 3)  # a third of the wall time
+    merge.heft_start(p)
+    assert merge.slowdown == pytest.approx(3.0, rel=0.05)
+    unlimited = Merge(nodes=4)  # (no time limit: nothing is budgeted, nothing measured)
+    unlimited.heft_start(p)
+    assert unlimited.slowdown == 1.0
