@@ -37,9 +37,11 @@ def test_never_above_the_proven_optimum(data, name):
     rules = formulation.timing_rules(problem)
     bound = relaxation_bound(problem, rules, 30)
     assert bound <= optimum + 1e-6 * max(1.0, optimum)
-    # (the floor given is kept, and never lowers the bound)
+    # (the floor given is kept, and never lowers the bound: up to HiGHS's gap tolerance, 1e-6
+    # between two solves of one model)
     floor = formulation_bound(problem, formulation.blocks)
-    assert relaxation_bound(problem, rules, 30, floor) >= max(bound, floor) - 1e-9
+    with_floor = relaxation_bound(problem, rules, 30, floor)
+    assert with_floor >= floor and with_floor >= bound - 1e-6 * max(1.0, bound)
 
 
 def _fan_out(k: int = 4) -> Problem:
