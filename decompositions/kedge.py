@@ -156,7 +156,8 @@ class Kedge(Split):
         modules, banded = self._modules(problem)
         position = np.empty(len(problem.tasks), dtype=np.int64)
         position[problem.topological_order] = np.arange(len(problem.tasks))
-        state = {"problem": problem, "modules": modules, "banded": banded, "into": _edges_into(problem, modules),
+        state = {"problem": problem, "modules": modules, "banded": banded, "hurried": False,
+                 "into": _edges_into(problem, modules),
                  "position": position.tolist(),
                  "rounds": [], "absorbed": 0, "device_of": {}, "orders": [[] for _ in problem.devices],
                  "starts": {}, "ends": {}, "ready": {}, "dep": {}, "bound": 0.0, "failed": None}
@@ -193,9 +194,10 @@ class Kedge(Split):
 
     def _regroup(self, state: dict) -> None:
         """On bands under a time limit, join the bands not yet solved, neighbours in
-        topological order (still a chain), into as many rounds as the time left allows: a
-        round given less than it needs leaves its parts to heft, one after the other, past
-        the limit."""
+        topological order (still a chain), into as many rounds as the time left allows, and
+        make no more bound parts (the bound keeps the longest paths and the load): a round
+        given less than it needs leaves its parts to heft, one after the other, past the
+        limit."""
         if not state["banded"] or self.deadline is None:
             return
         problem, t = state["problem"], len(state["rounds"])
@@ -205,6 +207,7 @@ class Kedge(Split):
         count = max(1, min(len(rest), int((left - ROUND_SECONDS_PER_TASK * tasks) // ROUND_SECONDS)))
         if count == len(rest):
             return
+        state["hurried"] = True  # (from now on: no bound part, whose time the modules need)
         sizes = np.cumsum([len(m) for m in rest])
         ends = np.searchsorted(sizes, np.arange(1, count + 1) * tasks / count, side="left")
         ends = np.unique(np.minimum(ends, len(rest) - 1)).tolist()
@@ -227,9 +230,10 @@ class Kedge(Split):
                        for k in state["into"][s])
         parts = [self._module_part(state, t, tasks + ahead, edges)]
         bounds = []
-        if self.options.bound and state["banded"]:
-            parts.append(_plain_part(problem, tasks, state["into"][t], f"{problem.name}/module{t + 1}/bound:all"))
-            bounds.append((None, tasks))
+        if state["banded"]:
+            if self.options.bound and not state["hurried"]:
+                parts.append(_plain_part(problem, tasks, state["into"][t], f"{problem.name}/module{t + 1}/bound:all"))
+                bounds.append((None, tasks))
         elif self.options.bound:
             inside = set(tasks)
             outputs = [i for i in tasks if any(j not in inside for j, _ in problem.succs[i])]

@@ -141,6 +141,7 @@ def test_under_a_short_time_limit_the_bands_left_are_joined_into_fewer_rounds():
         parts, inverse = split.apply(p)
         modules = inverse.payload["modules"]
         assert (len(modules) < len(bands)) is joined
+        assert len(parts) == (1 if joined else 2)  # (joined: no bound part, the modules need the time)
         label = _labels(p, modules)
         assert (label >= 0).all() and (label[p.arrays.edge_src] <= label[p.arrays.edge_dst]).all()
     assert len(modules) == 1 and parts[0].tasks == p.tasks  # (no time for a second round)
