@@ -224,3 +224,27 @@ def test_the_heft_start_measures_how_much_slower_than_its_cpu_time_the_machine_r
     unlimited = Merge(nodes=4)  # (no time limit: nothing is budgeted, nothing measured)
     unlimited.heft_start(p)
     assert unlimited.slowdown == 1.0
+
+
+def test_with_heft_in_hand_and_no_time_left_the_expanded_schedule_is_not_timed(monkeypatch):
+    import time
+
+    import schedkit.decompositions.merge as merge_module
+    from schedkit.methods import METHODS
+
+    p = layered_problem()
+    late = Merge(nodes=4)
+    coarse, inverse = late.apply(p)
+    results = [METHODS.get("heft")().result(coarse)]
+    inverse.payload["start"] = Merge(nodes=4).heft_start(p)
+    late.deadline = time.perf_counter() - 1.0
+
+    def untimed(*args):
+        raise AssertionError("the expanded schedule was timed")
+
+    monkeypatch.setattr(merge_module, "expanded", untimed)
+    s = late.invert(results, inverse).schedule
+    assert s.makespan == pytest.approx(solve(p, "heft").makespan) and s.validate(p) is not None
+    inverse.payload["start"] = None  # (no floor in hand: the expanded schedule, however late)
+    with pytest.raises(AssertionError, match="was timed"):
+        late.invert(results, inverse)
