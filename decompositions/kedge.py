@@ -13,7 +13,9 @@ whose largest module is smallest).
 The tree costs one max-flow per task (about 11,000 s on 10,000 tasks). When it would take
 more than ``tree_seconds`` (or half the time limit left), the modules are **bands** of a
 topological order instead, of about ``module_tasks`` tasks each, cut where fewest edges
-cross (:mod:`~schedkit.decompositions.kedge_bands`: linear time, a chain of modules).
+cross (:mod:`~schedkit.decompositions.kedge_bands`: linear time, a chain of modules). Under
+a time limit, the bands not yet solved are joined into as many rounds as the time left
+allows (:data:`ROUND_SECONDS`).
 
 The modules are solved **in topological order**, one round each: module ``t`` is a part
 of its own in which every device busy with earlier modules is taken by a stand-in task

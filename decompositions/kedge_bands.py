@@ -13,20 +13,19 @@ each cut at the position of fewest crossing edges within half a band of its even
 position. With ``k`` given, a cut is only made where fewer than ``k`` edges cross (DiviML:
 modules joined by at most ``k - 1`` channels).
 
-Why this and not the other ways to scale the tree (measured on the 10,000-task layered graph
-of ``schedkit generate layered --levels 100 --width 100 --edge-prob 0.02``, 2 shared cores):
+Why this and not the other ways to scale the tree (2 cores shared with other work):
 
-- **bands** (here): linear, 0.1 s on 100,000 tasks after the topological order; modules
-  are contiguous in a topological order, so they form a chain (a DAG) by construction,
-  balanced by construction, and no small component needs joining;
-- a **Gomory-Hu tree of a contracted graph**: the tree's cost is tasks x edges, so a few
-  seconds allow a graph of about 300 nodes; its k-edge components are then unions of the
-  contraction's groups (the contraction, not the connectivity, decides the modules), and
-  they still need joining into a DAG and balancing;
-- networkx's ``k_edge_components`` (auxiliary graph) and ``k_edge_subgraphs``: pure
-  Python, super-linear, did not finish within minutes on 10,000 tasks; on a random layered
-  graph of degree about 4 they answer one giant component or singletons, which the joins
-  of :mod:`~schedkit.decompositions.kedge_modules` make one module again;
+- **bands** (here): linear, 0.18 s on 100,000 tasks and 223,000 edges (0.8 s more for the
+  topological order, which other passes share); modules are contiguous in a topological
+  order, so they form a chain (a DAG) by construction, balanced by construction, and no
+  small component needs joining;
+- a **Gomory-Hu tree of a contracted graph**: the tree's cost is tasks x edges
+  (:func:`~schedkit.decompositions.kedge_modules.gomory_hu_seconds`), so a few seconds allow
+  a graph of about 300 nodes; its k-edge components are then unions of the contraction's
+  groups (the contraction, not the connectivity, decides the modules), and they still need
+  joining into a DAG and balancing;
+- networkx's ``k_edge_components`` (auxiliary graphs, pure Python): no answer for k = 3 within
+  300 s on a layered graph of 2,500 tasks and 37,000 edges;
 - the series cuts of :mod:`~schedkit.problem.series_cuts` (linear) cut only where a single
   edge or task separates the graph: a multi-channel graph has none.
 
