@@ -156,3 +156,21 @@ def test_banded_kedge_keeps_its_time_limit():
     assert time.perf_counter() - began <= 1.05 * 2.0 + 3.0
     s.validate(p)
     assert len(s.tasks) == len(p.tasks) and s.status in ("feasible", "heuristic")
+
+
+def test_banded_parts_give_the_same_schedule_on_every_executor():
+    import logging
+
+    distributed = pytest.importorskip("distributed")
+    p = _layered(levels=12, width=5)
+    options = {"tree_seconds": 0, "module_tasks": 20, "inner": "heft"}
+    rows = lambda s: s.model_dump(mode="json", by_alias=True, exclude={"solve_seconds"})  # noqa: E731
+    serial = solve(p, "kedge", executor="serial", **options)
+    assert rows(solve(p, "kedge", executor="process:2", **options)) == rows(serial)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
+                                       dashboard_address=":0", silence_logs=logging.ERROR)
+    try:
+        address = cluster.scheduler_address.replace("tcp://", "dask://")
+        assert rows(solve(p, "kedge", executor=address, **options)) == rows(serial)
+    finally:
+        cluster.close()
