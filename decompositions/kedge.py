@@ -55,7 +55,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from schedkit.reductions import Split, register_decomposition
-from schedkit.reductions.budget import finish_seconds, slowdown
+from schedkit.reductions.budget import GRACE, finish_seconds, slowdown
 from schedkit.reductions.reduction import DEFAULT_BLOCKS
 from schedkit.reductions.subproblem import edge_row, heavier, remaining_capacities, spec_data, task_row
 from schedkit.decompositions.kedge_bands import band_modules
@@ -186,13 +186,14 @@ class Kedge(Split):
         return 1.0 / max(1, len(state["modules"]) - len(state["rounds"]) + 1)
 
     def invert_seconds(self, left):
-        """On bands, heft's time for the largest band left (a part the limit leaves without a
-        schedule is finished by heft after its round) and the whole schedule's."""
+        """On bands, heft's time for the largest band (a part the limit leaves without a
+        schedule is finished by heft after its round), the whole schedule's, and the
+        :data:`~schedkit.reductions.budget.GRACE` a part may take past its round's end."""
         found = getattr(self, "_found", None)
         if found is None or not found[2]:
             return 0.0
         problem, modules = found[0], found[1]
-        return slowdown(problem) * INVERT_SECONDS_PER_TASK * max(map(len, modules))
+        return slowdown(problem) * INVERT_SECONDS_PER_TASK * max(map(len, modules)) + GRACE
 
     def _regroup(self, state: dict) -> None:
         """On bands under a time limit, join the bands not yet solved, neighbours in
