@@ -53,11 +53,13 @@ def _solve(part, seconds):
     return METHODS.get("milp")(formulation="moirai", solver="highs", threads=1, time_limit=seconds).result(part)
 
 
+@pytest.mark.parametrize("blocks", [None, MOIRAI.blocks], ids=["semantics", "moirai"])
 @settings(max_examples=12, deadline=None)
 @given(chains())
-def test_the_series_bound_never_exceeds_the_optimum_and_its_schedules_are_valid(problem):
+def test_the_series_bound_never_exceeds_the_optimum_and_its_schedules_are_valid(blocks, problem):
+    # (with the formulation's blocks, as auto calls it, each pair asked is relaxed first)
     optimum = _exact(problem)
-    found = series_search(problem, _solve, 60, MOIRAI.timing_rules(problem))
+    found = series_search(problem, _solve, 60, MOIRAI.timing_rules(problem), blocks=blocks)
     assert found is not None and found.modules >= 2
     assert found.bound <= optimum + 1e-6
     for schedule in found.schedules:
