@@ -11,8 +11,9 @@ kernel's :data:`~schedkit.reductions.DECOMPOSITIONS` registry:
 - ``fusion``: MOIRAI's operator-fusion coarsening by ordered rules on task ``op``.
 
 ``merge_graph`` holds the coarse graph ``merge`` works on, ``merge_levels`` the runs it
-starts from on large graphs, ``kedge_modules`` the modules
-``kedge`` finds; they register nothing.
+starts from on large graphs, ``kedge_modules`` the modules ``kedge`` finds from a
+Gomory-Hu tree, ``kedge_bands`` those it finds on large graphs, ``kedge_bound`` its lower
+bound and ``kedge_parts`` the parts it cuts from the problem's arrays; they register nothing.
 
 Installed as ``schedkit.decompositions`` (the folder ``decompositions/`` beside the kernel, mapped by
 ``package-dir`` in ``pyproject.toml``). The kernel never imports it at module level: a

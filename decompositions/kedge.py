@@ -61,9 +61,11 @@ from schedkit.reductions.subproblem import edge_row, heavier, remaining_capaciti
 from schedkit.decompositions.kedge_bands import band_modules
 from schedkit.decompositions.kedge_bound import bound_part, fresh, heads, whole_floor
 from schedkit.decompositions.kedge_modules import choose_k, gomory_hu_seconds, kedge_modules
+from schedkit.decompositions.kedge_parts import edge_at, edges_into, plain_part
 from schedkit.errors import ProblemError
 from schedkit.problem import Problem
 from schedkit.problem.bounds import load_bound
+from schedkit.problem.edge_table import edge_count
 from schedkit.schedule import Quality, Result, Termination
 from schedkit.timing import to_schedule
 from schedkit.timing.fixed_order import start_order
@@ -71,12 +73,13 @@ from schedkit.timing.resources import arrival
 
 __all__ = ["Kedge", "KedgeOptions", "kedge_modules", "choose_k", "gomory_hu_seconds", "band_modules"]
 
-#: A round of bands needs about this many seconds, plus this many per task of its module
-#: (measured on a 100,000-task layered graph, 2 shared cores: rounds of 5,000 tasks, milp's
-#: module and bound parts side by side, took 0.5 s; given 0.35 s, a third of the parts came
-#: back without a schedule). Under a time limit, the bands left are joined into as many
-#: rounds as the time left allows (:meth:`Kedge._regroup`).
-ROUND_SECONDS, ROUND_SECONDS_PER_TASK = 0.2, 1e-4
+#: A round of bands needs about this many seconds, plus this many per task and edge of its
+#: module (measured on a 100,000-task layered graph of 223,000 edges, 2 shared cores: rounds
+#: of 5,000 tasks, milp's module and bound parts side by side, took 0.5 s; given 0.35 s, a
+#: third of the parts came back without a schedule). Under a time limit, the bands left are
+#: joined into as many rounds as the time left allows (:meth:`Kedge._regroup`); a graph whose
+#: bands need more than the time left is refused.
+ROUND_SECONDS, ROUND_SECONDS_PER_ITEM = 0.2, 3e-5
 
 #: Seconds per task, on bands, that ``invert`` keeps back from the parts: heft for a part
 #: the time left without a schedule (3.7 s on 100,000 tasks) and the schedule of the whole.
@@ -139,7 +142,7 @@ class Kedge(Split):
         return modules, banded
 
     def refusal(self, problem, blocks=None):
-        why = super().refusal(problem, blocks)
+        why = super().refusal(problem, blocks) or self._too_slow(problem)
         if why is None and len(self._modules(problem)[0]) < 2:
             if self.options.k is not None:
                 why = f"k={self.options.k} does not split the task graph into two modules or more"
@@ -150,8 +153,8 @@ class Kedge(Split):
     def preview(self, problem, blocks=None):
         """One plain problem per module, in topological order."""
         modules, _ = self._modules(problem)
-        into = _edges_into(problem, modules)
-        return [_plain_part(problem, tasks, into[t], f"{problem.name}/module{t + 1}")
+        into = edges_into(problem, modules)
+        return [plain_part(problem, tasks, into[t], f"{problem.name}/module{t + 1}")
                 for t, tasks in enumerate(modules)]
 
     def apply(self, problem, blocks=None):
@@ -159,7 +162,7 @@ class Kedge(Split):
         position = np.empty(len(problem.tasks), dtype=np.int64)
         position[problem.topological_order] = np.arange(len(problem.tasks))
         state = {"problem": problem, "modules": modules, "banded": banded, "hurried": False,
-                 "into": _edges_into(problem, modules),
+                 "into": edges_into(problem, modules),
                  "position": position.tolist(),
                  "rounds": [], "absorbed": 0, "device_of": {}, "orders": [[] for _ in problem.devices],
                  "starts": {}, "ends": {}, "ready": {}, "dep": {}, "bound": 0.0, "failed": None}
@@ -195,6 +198,20 @@ class Kedge(Split):
         problem, modules = found[0], found[1]
         return slowdown(problem) * INVERT_SECONDS_PER_TASK * max(map(len, modules)) + GRACE
 
+    def _too_slow(self, problem: Problem) -> str | None:
+        """Why bands cannot be solved before the time limit, even as one round (``None``
+        when they can, or when the modules come from the tree)."""
+        if self.deadline is None or not self._modules(problem)[1]:
+            return None
+        items = len(problem.tasks) + edge_count(problem)
+        need = slowdown(problem) * (ROUND_SECONDS + ROUND_SECONDS_PER_ITEM * items)
+        left = self.deadline - time.perf_counter() - finish_seconds(problem)
+        if need <= left:
+            return None
+        return (f"its modules' rounds need about {need:.1f} s on {len(problem.tasks):,} tasks and "
+                f"{edge_count(problem):,} edges, more than the {max(0.0, left):.1f} s the time limit "
+                f"leaves; try merge or a larger limit")
+
     def _regroup(self, state: dict) -> None:
         """On bands under a time limit, join the bands not yet solved, neighbours in
         topological order (still a chain), into as many rounds as the time left allows, and
@@ -206,8 +223,9 @@ class Kedge(Split):
         problem, t = state["problem"], len(state["rounds"])
         rest = state["modules"][t:]
         tasks = sum(map(len, rest))
+        items = tasks + sum(map(len, state["into"][t:]))
         left = (self.deadline - time.perf_counter() - finish_seconds(problem)) / slowdown(problem)
-        count = max(1, min(len(rest), int((left - ROUND_SECONDS_PER_TASK * tasks) // ROUND_SECONDS)))
+        count = max(1, min(len(rest), int((left - ROUND_SECONDS_PER_ITEM * items) // ROUND_SECONDS)))
         if count == len(rest):
             return
         state["hurried"] = True  # (from now on: no bound part, whose time the modules need)
@@ -235,7 +253,7 @@ class Kedge(Split):
         bounds = []
         if state["banded"]:
             if self.options.bound and not state["hurried"]:
-                parts.append(_plain_part(problem, tasks, state["into"][t], f"{problem.name}/module{t + 1}/bound:all"))
+                parts.append(plain_part(problem, tasks, state["into"][t], f"{problem.name}/module{t + 1}/bound:all"))
                 bounds.append((None, tasks))
         elif self.options.bound:
             inside = set(tasks)
@@ -259,7 +277,7 @@ class Kedge(Split):
             stand_ins.append({"name": name_of[d], "durations": {problem.devices[d]: until}})
         inside = set(tasks)
         for k in edges:
-            i, j, size = _edge(problem, k)
+            i, j, size = edge_at(problem, k)
             if i in inside:
                 inner.append(edge_row(problem, problem.tasks[i], problem.tasks[j], size))
             else:
@@ -350,34 +368,3 @@ class Kedge(Split):
         return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule,
                       bound=bound if bound is None or math.isfinite(bound) else None)
 
-
-def _edges_into(problem: Problem, modules: list[list[int]]) -> list[list[int]]:
-    """Per module, the edges (indices in file order) whose destination is in it."""
-    a = problem.arrays
-    label = np.full(len(problem.tasks), len(modules), dtype=np.int64)
-    for t, tasks in enumerate(modules):
-        label[tasks] = t
-    target = label[a.edge_dst]
-    order = np.argsort(target, kind="stable")
-    cuts = np.searchsorted(target[order], np.arange(len(modules) + 1))
-    return [order[cuts[t]:cuts[t + 1]].tolist() for t in range(len(modules))]
-
-
-def _edge(problem: Problem, k: int) -> tuple[int, int, float]:
-    """Edge ``k`` (file order) as ``Problem.edges`` holds it, read from the arrays (a
-    bulk-loaded problem's edge list is not built)."""
-    a = problem.arrays
-    if a.edge_payload[k]:  # (its own transfer times: only in a problem whose edge list exists)
-        return problem.edges[k]
-    return int(a.edge_src[k]), int(a.edge_dst[k]), float(a.edge_size[k])
-
-
-def _plain_part(problem: Problem, tasks: list[int], edges: list[int], name: str) -> Problem:
-    """``tasks`` alone (every device and link, full capacities) with the ``edges`` among them."""
-    inside = set(tasks)
-    rows = [task_row(problem, i) for i in sorted(inside)]
-    inner = [edge_row(problem, problem.tasks[i], problem.tasks[j], size)
-             for i, j, size in map(lambda k: _edge(problem, k), edges) if i in inside]
-    data = spec_data(problem, platform=True)
-    return Problem.from_dict({"format": data["format"], "name": name, "devices": data["devices"],
-                              "links": data.get("links", []), "tasks": rows, "edges": inner})

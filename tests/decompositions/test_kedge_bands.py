@@ -174,3 +174,10 @@ def test_banded_parts_give_the_same_schedule_on_every_executor():
         assert rows(solve(p, "kedge", executor=address, **options)) == rows(serial)
     finally:
         cluster.close()
+
+
+def test_bands_that_cannot_end_in_the_time_left_are_refused_in_one_line():
+    p = _layered()
+    with pytest.raises(DecompositionRefused, match=r"its modules' rounds need about [0-9.]+ s on 200 tasks and "
+                                                   r"424 edges, more than the 0.0 s the time limit leaves"):
+        solve(p, "kedge", tree_seconds=0, time_limit=1e-3, inner="heft", executor="serial")
