@@ -58,8 +58,8 @@ class OneLineParser(argparse.ArgumentParser):
     ...     except SystemExit as stop:
     ...         print(stop.code)
     2
-    >>> err.getvalue()
-    'schedkit solve: error: unrecognized arguments: --nope (schedkit solve --help lists the options)\n'
+    >>> print(err.getvalue(), end="")
+    schedkit solve: error: unrecognized arguments: --nope (schedkit solve --help lists the options)
     """
 
     def error(self, message: str):
