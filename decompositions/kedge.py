@@ -15,7 +15,8 @@ more than ``tree_seconds`` (or half the time limit left), the modules are **band
 topological order instead, of about ``module_tasks`` tasks each, cut where fewest edges
 cross (:mod:`~schedkit.decompositions.kedge_bands`: linear time, a chain of modules). Under
 a time limit, the bands not yet solved are joined into as many rounds as the time left
-allows (:data:`ROUND_SECONDS`).
+allows (:data:`ROUND_SECONDS`); when even one round would not end in time, the method returns
+heft's schedule of the whole problem, saying why (:meth:`Kedge.out_of_time`).
 
 The modules are solved **in topological order**, one round each: module ``t`` is a part
 of its own in which every device busy with earlier modules is taken by a stand-in task
@@ -78,7 +79,7 @@ __all__ = ["Kedge", "KedgeOptions", "kedge_modules", "choose_k", "gomory_hu_seco
 #: of 5,000 tasks, milp's module and bound parts side by side, took 0.5 s; given 0.35 s, a
 #: third of the parts came back without a schedule). Under a time limit, the bands left are
 #: joined into as many rounds as the time left allows (:meth:`Kedge._regroup`); a graph whose
-#: bands need more than the time left is refused.
+#: bands need more than the time left gets heft's schedule of the whole problem instead.
 ROUND_SECONDS, ROUND_SECONDS_PER_ITEM = 0.2, 3e-5
 
 #: Seconds per task, on bands, that ``invert`` keeps back from the parts: heft for a part
@@ -142,7 +143,7 @@ class Kedge(Split):
         return modules, banded
 
     def refusal(self, problem, blocks=None):
-        why = super().refusal(problem, blocks) or self._too_slow(problem)
+        why = super().refusal(problem, blocks)
         if why is None and len(self._modules(problem)[0]) < 2:
             if self.options.k is not None:
                 why = f"k={self.options.k} does not split the task graph into two modules or more"
@@ -198,9 +199,10 @@ class Kedge(Split):
         problem, modules = found[0], found[1]
         return slowdown(problem) * INVERT_SECONDS_PER_TASK * max(map(len, modules)) + GRACE
 
-    def _too_slow(self, problem: Problem) -> str | None:
+    def out_of_time(self, problem, blocks=None):
         """Why bands cannot be solved before the time limit, even as one round (``None``
-        when they can, or when the modules come from the tree)."""
+        when they can, or when the modules come from the tree): the method then returns
+        heft's schedule of the whole problem, when that fits in the time."""
         if self.deadline is None or not self._modules(problem)[1]:
             return None
         items = len(problem.tasks) + edge_count(problem)
@@ -210,7 +212,7 @@ class Kedge(Split):
             return None
         return (f"its modules' rounds need about {need:.1f} s on {len(problem.tasks):,} tasks and "
                 f"{edge_count(problem):,} edges, more than the {max(0.0, left):.1f} s the time limit "
-                f"leaves; try merge or a larger limit")
+                f"leaves (try merge or a larger limit)")
 
     def _regroup(self, state: dict) -> None:
         """On bands under a time limit, join the bands not yet solved, neighbours in

@@ -96,7 +96,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from schedkit.reductions import Reduction, register_decomposition
-from schedkit.reductions.budget import finish_seconds, slowdown, wall_per_cpu
+from schedkit.reductions.budget import finish_seconds, list_schedule_seconds, slowdown, wall_per_cpu
 from schedkit.reductions.coarsen import Collocation, coarse_problem, expanded, makespan_of, reordered_times
 from schedkit.reductions.reduction import DEFAULT_BLOCKS
 from schedkit.reductions.refine import refined_mapping
@@ -263,13 +263,6 @@ GREEDY_SHARE = 0.25
 #: on a 100,000-task layered graph of 3.0 million edges: 0.98 s).
 TIMING_SECONDS = 4e-7
 
-#: CPU seconds per edge or task, and per task and device, of HEFT's list schedule of the
-#: whole problem, the start kept beside the expanded schedule (measured: ranks and list
-#: schedule 3.9-4.1 s on a 100,000-task layered graph of 3.1 million edges and 50 devices,
-#: 1.1-1.25 s on a 96-layer transformer of 10,752 tasks and 19,568 edges on 1,025 devices).
-START_SECONDS = 1.1e-6
-PLACE_SECONDS = 1.1e-7
-
 #: CPU seconds per edge or task of the end of ``merge``'s solve: its schedule made, validated
 #: and written (measured on HEFT's schedule of a 100,000-task layered graph of 3.1 million
 #: edges, 450 MB: 0.34 + 1.0 + 1.9 s). :data:`~schedkit.reductions.budget.FINISH_SECONDS`,
@@ -338,7 +331,7 @@ class Merge(Reduction):
 
         ``None`` without a refinement (``refine=0`` asks for the expanded schedule itself),
         when the time left, once the end of the solve (:attr:`finish`) is kept back, would
-        not hold it (:data:`START_SECONDS`, :data:`PLACE_SECONDS`, times :attr:`slowdown`),
+        not hold it (:func:`~schedkit.reductions.budget.list_schedule_seconds` at :attr:`slowdown`),
         or when placing every task on its earliest-finishing device gets stuck (memory used
         up, no link). ``invert`` then skips the expanded schedule if it could not be timed
         in the time left.
@@ -348,10 +341,9 @@ class Merge(Reduction):
         """
         if self.options.refine <= 0:
             return None
-        took = START_SECONDS * self.size + PLACE_SECONDS * len(problem.tasks) * len(problem.devices)
         # (the end of the solve only: the expanded schedule is not timed when the time is gone)
         left = None if self.deadline is None else self.deadline - time.perf_counter() - self.finish
-        if left is not None and self.slowdown * took > left:
+        if left is not None and list_schedule_seconds(problem, self.slowdown) > left:
             return None
         wall, cpu = time.perf_counter(), time.process_time()
         try:

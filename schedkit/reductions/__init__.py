@@ -10,8 +10,9 @@ back, :mod:`~schedkit.reductions.coarsen` to coarsen); they reach inner methods 
 through the method registry.
 """
 
-from schedkit.reductions.reduction import (DECOMPOSITIONS, DEFAULT_BLOCKS, EXACTNESS, DecompositionRefused,
-                                          Exactness, InverseData, NoOptions, Reduction, Split, fingerprint)
+from schedkit.reductions.reduction import (DECOMPOSITIONS, DEFAULT_BLOCKS, EXACTNESS, DecompositionOutOfTime,
+                                          DecompositionRefused, Exactness, InverseData, NoOptions, Reduction,
+                                          Split, fingerprint)
 from schedkit.reductions.parts import Part, PartError, part_options, part_result, solve_part
 from schedkit.reductions.executor import (EXECUTORS, executor_for, make_executor, parse_executor, run_parts,
                                          usable_cores)
@@ -20,8 +21,8 @@ from schedkit.reductions.method import (DecomposeOptions, DecompositionMethod, d
                                        parse_options_text, register_decomposition,
                                        unregister_decomposition)
 
-__all__ = ["DECOMPOSITIONS", "DEFAULT_BLOCKS", "EXACTNESS", "DecompositionRefused", "Exactness",
-           "InverseData", "NoOptions", "Reduction", "Split", "fingerprint", "register_decomposition",
+__all__ = ["DECOMPOSITIONS", "DEFAULT_BLOCKS", "EXACTNESS", "DecompositionOutOfTime", "DecompositionRefused",
+           "Exactness", "InverseData", "NoOptions", "Reduction", "Split", "fingerprint", "register_decomposition",
            "unregister_decomposition", "Part", "PartError", "part_options", "part_result",
            "solve_part", "EXECUTORS", "executor_for", "make_executor", "parse_executor", "run_parts",
            "usable_cores", "Chain", "combine", "DecomposeOptions",

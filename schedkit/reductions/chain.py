@@ -33,8 +33,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from schedkit.reductions.reduction import (EXACTNESS, DecompositionRefused, Exactness, InverseData,
-                                          Reduction, Split, fingerprint)
+from schedkit.reductions.reduction import (EXACTNESS, DecompositionOutOfTime, DecompositionRefused, Exactness,
+                                          InverseData, Reduction, Split, fingerprint)
 from schedkit.errors import SchedkitError
 from schedkit.numerics import OPTIMAL_GAP, closed
 from schedkit.problem import Problem
@@ -197,7 +197,9 @@ class Chain:
         """Apply every step; return the parts (of the first round) and the chain's inverse data.
 
         Raises :class:`~schedkit.reductions.reduction.DecompositionRefused` (one line, with
-        the step's reason) when a step does not accept its input.
+        the step's reason) when a step does not accept its input, and its subclass
+        :class:`~schedkit.reductions.reduction.DecompositionOutOfTime` when a step cannot
+        end before its deadline.
         """
         trail = []
         current = problem
@@ -209,6 +211,10 @@ class Chain:
             if why is not None:
                 raise DecompositionRefused(f"decomposition '{step.name}' does not accept problem "
                                            f"'{current.name}': {why}")
+            late = step.out_of_time(current, blocks)
+            if late is not None:
+                raise DecompositionOutOfTime(f"decomposition '{step.name}' cannot end in time on problem "
+                                             f"'{current.name}': {late}")
             output, inverse = step.apply(current, blocks)
             trail.append((inverse, current))
             if isinstance(step, Reduction):

@@ -59,12 +59,12 @@ from pydantic import field_validator
 
 from schedkit.blocks.base import block_from_data
 from schedkit.blocks.interchangeable import device_groups, first_difference
-from schedkit.reductions.budget import Budget, finish_seconds
+from schedkit.reductions.budget import Budget, finish_seconds, list_schedule_seconds
 from schedkit.reductions.chain import Chain
 from schedkit.reductions.executor import (OnProgress, bounded_executor, discard_pools, executor_for,
                                          executor_workers, parse_executor, run_parts)
 from schedkit.reductions.parts import Part, part_options
-from schedkit.reductions.reduction import DECOMPOSITIONS, NoOptions, Reduction, Split
+from schedkit.reductions.reduction import DECOMPOSITIONS, DecompositionOutOfTime, NoOptions, Reduction, Split
 from schedkit.reductions.retry import retry_unproven
 from schedkit import interrupt
 from schedkit.errors import Interrupted, SchedkitError
@@ -185,14 +185,17 @@ class DecompositionMethod(Method):
             # finisher, in milliseconds, so that a schedule is kept; a second signal ends it)
             signum = getattr(stop, "signum", None) or interrupt.received() or signal.SIGINT
             discard_pools()  # (their running parts would hold the exit until their own limits)
-            kept = self._finished_whole(problem)
+            kept = self._finished_whole(problem, Termination.INTERRUPTED,
+                                        f"interrupted before the parts were combined: {FINISHER}'s "
+                                        f"schedule of the whole problem")
             if kept is None:
                 raise
             raise Interrupted(kept, signum, problem) from None
 
-    def _finished_whole(self, problem: Problem) -> Result | None:
+    def _finished_whole(self, problem: Problem, termination: Termination, message: str) -> Result | None:
         """The whole problem solved by :data:`FINISHER` under the inner method's formulation,
-        saying so (``None`` when the finisher does not take that formulation)."""
+        ended by ``termination`` and saying ``message`` (``None`` when the finisher does not
+        take that formulation)."""
         takes = "formulation" in METHODS.get(FINISHER).Options.model_fields
         formulation = self._part_options(problem).get("formulation") if takes else None
         options = part_options(FINISHER, {} if formulation is None else {"formulation": formulation})
@@ -208,8 +211,20 @@ class DecompositionMethod(Method):
         label = f"{self.name}:{self.options.inner}"
         return result.model_copy(update={
             "schedule": result.schedule.model_copy(update={"method": label}), "method": label,
-            "termination": Termination.INTERRUPTED,
-            "message": f"interrupted before the parts were combined: {FINISHER}'s schedule of the whole problem"})
+            "termination": termination, "message": message})
+
+    def _whole_in_time(self, problem: Problem, budget: Budget, late: DecompositionOutOfTime) -> Result:
+        """What a decomposition that cannot end in time returns: :data:`FINISHER`'s schedule of
+        the whole problem, saying why, when that fits in the time left (it would also be
+        the floor the parts improve on); else the one-line reason ``late`` is raised."""
+        left = budget.left()
+        if left is not None and list_schedule_seconds(problem) + finish_seconds(problem) > left:
+            raise late
+        kept = self._finished_whole(problem, Termination.TIME_LIMIT,
+                                    f"{late}: {FINISHER}'s schedule of the whole problem instead")
+        if kept is None:
+            raise late
+        return kept
 
     def _run(self, problem: Problem) -> Result:
         o = self.options
@@ -219,7 +234,10 @@ class DecompositionMethod(Method):
         blocks = self.blocks(problem)
         # (the whole problem's schedule is built, validated and written after the last round)
         finish = 0.0 if budget.seconds is None else finish_seconds(problem)
-        subproblems, inverse = self.chain.apply(problem, blocks)
+        try:
+            subproblems, inverse = self.chain.apply(problem, blocks)
+        except DecompositionOutOfTime as late:
+            return self._whole_in_time(problem, budget, late)
         results: list[Result] = []
         finished = 0
         with executor_for(bounded_executor(o.executor, o.threads)) as executor:

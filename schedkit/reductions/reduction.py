@@ -85,6 +85,12 @@ class DecompositionRefused(SchedkitError):
     """A decomposition does not apply to a problem or a formulation; the message says why."""
 
 
+class DecompositionOutOfTime(DecompositionRefused):
+    """A decomposition applies but cannot end before its deadline (:meth:`Reduction.out_of_time`):
+    a decomposition method answers with its finisher's schedule of the whole problem instead,
+    when that fits in the time left."""
+
+
 #: Registered decompositions (:class:`Reduction` and :class:`Split` subclasses), by name;
 #: :func:`~schedkit.reductions.method.register_decomposition` adds to it (and registers a method).
 DECOMPOSITIONS = Registry("decomposition", group="schedkit.decompositions")
@@ -247,6 +253,15 @@ class _Step(ABC):
         for block in semantic_blocks(problem, blocks):
             if block.kind not in self.supports:
                 return f"block '{block.kind}' is not supported by decomposition '{self.name}'"
+        return None
+
+    def out_of_time(self, problem: Problem, blocks: list | None = None) -> str | None:
+        """Why this reduction, which applies, cannot end before its :attr:`deadline`, in one
+        line (with its estimate), or ``None`` when it can or has no deadline. Default ``None``.
+
+        Unlike a :meth:`refusal`, the problem is not at fault: a decomposition method then
+        returns its finisher's schedule of the whole problem, saying why.
+        """
         return None
 
     def accepts(self, problem: Problem, blocks: list | None = None) -> bool:

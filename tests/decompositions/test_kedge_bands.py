@@ -5,14 +5,17 @@ once, form a DAG, are balanced, the schedule validates and the bound stays below
 optimum.
 """
 
+import re
+
 import numpy as np
 import pytest
 
 from schedkit import Problem, SchedkitError, solve
+from schedkit.validate import violations
 from schedkit.decompositions.kedge import Kedge
 from schedkit.decompositions.kedge_bands import band_modules, crossings
 from schedkit.generators import layered, rwnn
-from schedkit.reductions import Chain, DecompositionRefused
+from schedkit.reductions import Chain, DecompositionOutOfTime, DecompositionRefused
 
 from helpers.split_rounds import run_rounds
 
@@ -176,8 +179,19 @@ def test_banded_parts_give_the_same_schedule_on_every_executor():
         cluster.close()
 
 
-def test_bands_that_cannot_end_in_the_time_left_are_refused_in_one_line():
+def test_bands_that_cannot_end_in_the_time_left_give_heft_s_whole_schedule_saying_why():
     p = _layered()
-    with pytest.raises(DecompositionRefused, match=r"its modules' rounds need about [0-9.]+ s on 200 tasks and "
-                                                   r"424 edges, more than the 0.0 s the time limit leaves"):
-        solve(p, "kedge", tree_seconds=0, time_limit=1e-3, inner="heft", executor="serial")
+    s = solve(p, "kedge", tree_seconds=0, time_limit=0.1, inner="heft", executor="serial")
+    assert (s.status, s.method) == ("heuristic", "kedge:heft")
+    assert s.makespan == solve(p, "heft").makespan and not violations(p, s)
+    assert re.search(r"its modules' rounds need about [0-9.]+ s on 200 tasks and 424 edges, more than the "
+                     r"0\.[01] s the time limit leaves .*: heft's schedule of the whole problem instead", s.message)
+
+
+def test_bands_that_cannot_end_in_time_where_heft_would_not_either_are_refused_in_one_line(monkeypatch):
+    import schedkit.reductions.budget as budget
+
+    monkeypatch.setattr(budget, "LIST_SECONDS", 1e3)  # (heft's whole schedule would take hours)
+    with pytest.raises(DecompositionOutOfTime, match=r"its modules' rounds need about [0-9.]+ s on 200 tasks and "
+                                                     r"424 edges, more than the 0\.[01] s the time limit leaves"):
+        solve(_layered(), "kedge", tree_seconds=0, time_limit=0.1, inner="heft", executor="serial")
