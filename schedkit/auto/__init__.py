@@ -1,7 +1,7 @@
 """``auto``: one call gets schedkit's best schedule under one wall-clock budget.
 
-- :mod:`~schedkit.auto.profile`: what ``auto`` reads of the problem's structure;
-- :mod:`~schedkit.auto.plan`: the phases that structure calls for, with their time shares;
+- :mod:`~schedkit.auto.traits`: what ``auto`` reads of the problem's structure;
+- :mod:`~schedkit.auto.phases`: the phases that structure calls for, with their time shares;
 - :mod:`~schedkit.auto.state`: the incumbent, the bound and the log carried between phases,
   and the events a progress callback receives;
 - :mod:`~schedkit.auto.method`: the registered method (the default of ``schedkit solve``).

@@ -1,7 +1,7 @@
 """The ``auto`` method: schedkit's best schedule of a problem under one wall-clock budget.
 
-It reads the problem's structure (:func:`~schedkit.auto.profile.profile`), takes a fast
-incumbent from the list heuristics, then runs the phases of :func:`~schedkit.auto.plan.plan`
+It reads the problem's structure (:func:`~schedkit.auto.traits.traits_of`), takes a fast
+incumbent from the list heuristics, then runs the phases of :func:`~schedkit.auto.phases.plan`
 (``bridge_dp``, the exact race, ``kedge``, windows re-solved exactly, local search), each started from the best
 schedule so far and given its share of the time left. The result carries the best
 schedule, valid under ``auto``'s formulation, and the best lower bound any phase proved;
@@ -29,8 +29,8 @@ from typing import Any, Callable
 
 from pydantic import Field
 
-from schedkit.auto.plan import Phase, cuts_least, plan, share
-from schedkit.auto.profile import profile
+from schedkit.auto.phases import Phase, cuts_least, plan, share
+from schedkit.auto.traits import traits_of
 from schedkit.auto.state import AutoEvent, Incumbent
 from schedkit.reductions.budget import Budget, finish_seconds
 from schedkit import interrupt
@@ -126,7 +126,7 @@ class Auto(Method):
         budget = Budget(None if reserve is None else max(0.0, o.time_limit - reserve))
         state = Incumbent(problem, self.blocks(problem), self._event)
         left = budget.left()
-        shape = profile(problem, cuts=left is None or left >= cuts_least(len(problem.tasks)))
+        shape = traits_of(problem, cuts=left is None or left >= cuts_least(len(problem.tasks)))
         cut_short = False
         try:
             self._incumbent(problem, state, budget, shape.memory_limited)

@@ -8,8 +8,8 @@ import pytest
 import schedkit
 from schedkit import Problem
 from schedkit.auto import DEFAULT_BUDGET, AutoEvent
-from schedkit.auto.plan import plan
-from schedkit.auto.profile import Profile, profile
+from schedkit.auto.phases import plan
+from schedkit.auto.traits import Traits, traits_of
 from schedkit.cli.main import main
 from schedkit.generators import layered
 from schedkit.methods import METHODS
@@ -131,7 +131,7 @@ def test_a_time_limit_out_of_range_is_one_line(capsys, value, words):
 def _shape(**changes):
     base = dict(tasks=400, devices=4, edges=900, flexible=400, cuts=0, colocate_groups=0,
                 memory_limited=False, memory_tight=False, identical_groups=0, inputs=1)
-    return Profile(**{**base, **changes})
+    return Traits(**{**base, **changes})
 
 
 @pytest.mark.parametrize("changes, phases", [
@@ -149,4 +149,4 @@ def test_the_plan_follows_the_structure(changes, phases):
 def test_a_phase_needs_more_time_on_a_larger_graph():
     small, large = plan(_shape(tasks=500)), plan(_shape(tasks=10_000))
     assert large[0].name == small[0].name == "kedge" and large[0].least > small[0].least
-    assert profile(Problem.load(HETERO)).cuts > 0
+    assert traits_of(Problem.load(HETERO)).cuts > 0

@@ -52,11 +52,11 @@ def test_window_search_improves_or_keeps_and_stays_valid():
 
 
 def test_auto_runs_windows_on_a_larger_graph():
-    from schedkit.auto.plan import plan
-    from schedkit.auto.profile import profile
+    from schedkit.auto.phases import plan
+    from schedkit.auto.traits import traits_of
 
     p = Problem.from_dict(layered(40, 10, 0.2, 0.1, 4, 0))
-    assert "windows" in [phase.name for phase in plan(profile(p))]
+    assert "windows" in [phase.name for phase in plan(traits_of(p))]
 
 
 

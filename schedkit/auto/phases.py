@@ -1,6 +1,6 @@
 """Which phases ``auto`` runs on a problem, in which order, with which share of the time left.
 
-A pure function of the problem's :class:`~schedkit.auto.profile.Profile`, so that the
+A pure function of the problem's :class:`~schedkit.auto.traits.Traits`, so that the
 plan is documented and tested apart from the methods it calls:
 
 1. ``incumbent``: list heuristics (HEFT, and the chain split where memory forces several
@@ -35,8 +35,8 @@ the others. ``auto`` stops as soon as the bound meets the incumbent.
 Examples
 --------
 >>> from schedkit import Problem
->>> from schedkit.auto.profile import profile
->>> phases = plan(profile(Problem.load("examples/hetero20.yaml")))
+>>> from schedkit.auto.traits import traits_of
+>>> phases = plan(traits_of(Problem.load("examples/hetero20.yaml")))
 >>> [(p.name, round(share(phases[k:]), 2)) for k, p in enumerate(phases)]
 [('bridge_dp', 0.44), ('series', 0.8), ('exact', 0.86), ('refine', 1.0)]
 """
@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from schedkit.auto.profile import Profile
+from schedkit.auto.traits import Traits
 
 __all__ = ["Phase", "plan", "share", "cuts_least", "SMALL"]
 
@@ -88,24 +88,24 @@ class Phase:
     (a decomposition splits the graph and starts its workers; a MILP builds its model)."""
 
 
-def plan(profile: Profile) -> list[Phase]:
-    """The phases after the incumbent for a problem of this ``profile`` (see above)."""
+def plan(traits: Traits) -> list[Phase]:
+    """The phases after the incumbent for a problem of these ``traits`` (see above)."""
     phases = []
-    exact = EXACT_LEAST + EXACT_LEAST_PER_TASK * profile.tasks
-    split = SPLIT_LEAST + SPLIT_LEAST_PER_TASK * profile.tasks
-    if profile.inputs > 1:  # a workload in batches: only the MILP splits inputs
+    exact = EXACT_LEAST + EXACT_LEAST_PER_TASK * traits.tasks
+    split = SPLIT_LEAST + SPLIT_LEAST_PER_TASK * traits.tasks
+    if traits.inputs > 1:  # a workload in batches: only the MILP splits inputs
         return [Phase("exact", "milp", 1.0, exact)]
-    if profile.cuts:
+    if traits.cuts:
         # (exact when it completes: it gets most of the time, and a proof ends auto)
         phases.append(Phase("bridge_dp", "bridge_dp", 28.0, split))
         phases.append(Phase("series", "milp", 28.0, exact))
-    if profile.tasks <= SMALL:
+    if traits.tasks <= SMALL:
         phases.append(Phase("exact", "milp", 6.0, exact))
     else:
-        if profile.tasks >= KEDGE_MIN_TASKS:
+        if traits.tasks >= KEDGE_MIN_TASKS:
             phases.append(Phase("kedge", "kedge", 3.0, split))
         phases.append(Phase("exact", "milp", 2.0, exact))
-        if profile.tasks <= WINDOWS_MAX_TASKS:
+        if traits.tasks <= WINDOWS_MAX_TASKS:
             phases.append(Phase("windows", "milp", 3.0, WINDOWS_LEAST))
     phases.append(Phase("refine", "refine", 1.0))
     return phases

@@ -1,13 +1,13 @@
 """What ``auto`` reads of a problem before it plans: size, cuts, groups, memory, symmetry.
 
-:func:`profile` is a pure function of the problem, computed once, in linear time on the
+:func:`traits_of` is a pure function of the problem, computed once, in linear time on the
 graph (networkx's bridges and articulation points), so that it costs little beside the
-heuristic incumbent even on 10,000 tasks. :mod:`schedkit.auto.plan` turns it into phases.
+heuristic incumbent even on 10,000 tasks. :mod:`schedkit.auto.phases` turns it into phases.
 
 Examples
 --------
 >>> from schedkit import Problem
->>> p = profile(Problem.load("examples/tiny.yaml"))
+>>> p = traits_of(Problem.load("examples/tiny.yaml"))
 >>> p.tasks, p.devices, p.cuts, p.memory_limited
 (6, 2, 4, True)
 >>> p.describe()
@@ -25,11 +25,11 @@ from schedkit.blocks.interchangeable import device_groups
 from schedkit.problem.edge_table import edge_count
 from schedkit.problem import Problem
 
-__all__ = ["Profile", "profile"]
+__all__ = ["Traits", "traits_of"]
 
 
 @dataclass(frozen=True)
-class Profile:
+class Traits:
     """The structure of a problem that decides which methods ``auto`` runs.
 
     Attributes
@@ -83,8 +83,8 @@ class Profile:
         return ", ".join(parts)
 
 
-def profile(problem: Problem, cuts: bool = True) -> Profile:
-    """The :class:`Profile` of ``problem``; ``cuts=False``: its cuts are not counted (0), for
+def traits_of(problem: Problem, cuts: bool = True) -> Traits:
+    """The :class:`Traits` of ``problem``; ``cuts=False``: its cuts are not counted (0), for
     a time too short for the phases they enable (on 100,000 tasks the count takes seconds)."""
     count, cuts = cuts, 0
     if count and len(problem.tasks) > 1:
@@ -97,7 +97,7 @@ def profile(problem: Problem, cuts: bool = True) -> Profile:
     limited = any(math.isfinite(c) for c in capacities)
     total = sum(problem.task_memory) + sum(problem.weight_memory)
     tight = limited and total > max(capacities)
-    return Profile(tasks=len(problem.tasks), devices=len(problem.devices), edges=edge_count(problem),
+    return Traits(tasks=len(problem.tasks), devices=len(problem.devices), edges=edge_count(problem),
                    flexible=sum(1 for a in problem.allowed if len(a) > 1), cuts=cuts,
                    colocate_groups=sum(1 for m in problem.colocate_groups.values() if len(m) > 1),
                    memory_limited=limited, memory_tight=tight,
