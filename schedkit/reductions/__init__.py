@@ -13,13 +13,12 @@ through the method registry.
 from schedkit.reductions.reduction import (DECOMPOSITIONS, DEFAULT_BLOCKS, EXACTNESS, DecompositionOutOfTime,
                                           DecompositionRefused, Exactness, InverseData, NoOptions, Reduction,
                                           Split, fingerprint)
-from schedkit.reductions.parts import Part, PartError, part_options, part_result, solve_part
+from schedkit.reductions.parts import Part, PartError, parse_options_text, part_options, part_result, solve_part
 from schedkit.reductions.executor import (EXECUTORS, executor_for, make_executor, parse_executor, run_parts,
                                          usable_cores)
 from schedkit.reductions.chain import Chain, combine
 from schedkit.reductions.method import (DecomposeOptions, DecompositionMethod, decomposition_method,
-                                       parse_options_text, register_decomposition,
-                                       unregister_decomposition)
+                                       register_decomposition, unregister_decomposition)
 
 __all__ = ["DECOMPOSITIONS", "DEFAULT_BLOCKS", "EXACTNESS", "DecompositionOutOfTime", "DecompositionRefused",
            "Exactness", "InverseData", "NoOptions", "Reduction", "Split", "fingerprint", "register_decomposition",

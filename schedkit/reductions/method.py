@@ -50,11 +50,9 @@ Examples
 
 from __future__ import annotations
 
-import json
 import signal
 from typing import Any, ClassVar
 
-import yaml
 from pydantic import field_validator
 
 from schedkit.blocks.base import block_from_data
@@ -63,7 +61,7 @@ from schedkit.reductions.budget import Budget, finish_seconds, list_schedule_sec
 from schedkit.reductions.chain import Chain
 from schedkit.reductions.executor import (OnProgress, bounded_executor, discard_pools, executor_for,
                                          executor_workers, parse_executor, run_parts)
-from schedkit.reductions.parts import Part, part_options
+from schedkit.reductions.parts import Part, parse_options_text, part_options
 from schedkit.reductions.reduction import DECOMPOSITIONS, DecompositionOutOfTime, NoOptions, Reduction, Split
 from schedkit.reductions.retry import retry_unproven
 from schedkit import interrupt
@@ -103,43 +101,6 @@ class DecomposeOptions(MethodOptions):
     @classmethod
     def _options_from_text(cls, value: Any) -> Any:
         return parse_options_text(value) if isinstance(value, str) else value
-
-
-def parse_options_text(text: str) -> dict:
-    """Options from the command line: a JSON object, or ``key=value`` pairs separated by
-    commas whose values are read as YAML scalars.
-
-    Examples
-    --------
-    >>> parse_options_text('{"time_limit": 5}')
-    {'time_limit': 5}
-    >>> parse_options_text("time_limit=5, formulation=jssp, verbose=true")
-    {'time_limit': 5, 'formulation': 'jssp', 'verbose': True}
-    >>> parse_options_text("5")
-    Traceback (most recent call last):
-    ...
-    ValueError: expected a JSON object or key=value pairs, got '5'
-    """
-    text = text.strip()
-    if not text:
-        return {}
-    if text.startswith("{"):
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"malformed JSON at column {exc.colno}: {exc.msg}") from None
-        if isinstance(value, dict):
-            return value
-    options = {}
-    for item in text.split(","):
-        key, equals, value = item.partition("=")
-        if not equals or not key.strip():
-            raise ValueError(f"expected a JSON object or key=value pairs, got {text!r}")
-        try:
-            options[key.strip()] = yaml.safe_load(value.strip()) if value.strip() else ""
-        except yaml.YAMLError:
-            options[key.strip()] = value.strip()
-    return options
 
 
 class DecompositionMethod(Method):

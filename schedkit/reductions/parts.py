@@ -8,6 +8,8 @@ JSON. :func:`solve_part` is a module-level function of such data: a worker impor
 schedkit, rebuilds the problem, runs the method (its schedule is validated there) and
 sends back the :class:`~schedkit.schedule.Result` as plain data.
 
+A part's method options may come as text from the command line (:func:`parse_options_text`).
+
 A part runs on one core: methods that take a ``threads`` option get ``threads=1`` unless
 the options say otherwise, so a pool of *k* processes asks for *k* cores (the ``milp``
 method would otherwise start a second thread for its bound search). For the same reason
@@ -40,6 +42,8 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
+
+import yaml
 
 from schedkit.errors import SchedkitError
 from schedkit.methods import METHODS
@@ -289,3 +293,40 @@ def _dumped(spec: ProblemSpec) -> dict:
 def part_result(answer: dict) -> Result:
     """The :class:`~schedkit.schedule.Result` of an answer of :func:`solve_part`."""
     return Result.model_validate(answer)
+
+
+def parse_options_text(text: str) -> dict:
+    """Options from the command line: a JSON object, or ``key=value`` pairs separated by
+    commas whose values are read as YAML scalars.
+
+    Examples
+    --------
+    >>> parse_options_text('{"time_limit": 5}')
+    {'time_limit': 5}
+    >>> parse_options_text("time_limit=5, formulation=jssp, verbose=true")
+    {'time_limit': 5, 'formulation': 'jssp', 'verbose': True}
+    >>> parse_options_text("5")
+    Traceback (most recent call last):
+    ...
+    ValueError: expected a JSON object or key=value pairs, got '5'
+    """
+    text = text.strip()
+    if not text:
+        return {}
+    if text.startswith("{"):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"malformed JSON at column {exc.colno}: {exc.msg}") from None
+        if isinstance(value, dict):
+            return value
+    options = {}
+    for item in text.split(","):
+        key, equals, value = item.partition("=")
+        if not equals or not key.strip():
+            raise ValueError(f"expected a JSON object or key=value pairs, got {text!r}")
+        try:
+            options[key.strip()] = yaml.safe_load(value.strip()) if value.strip() else ""
+        except yaml.YAMLError:
+            options[key.strip()] = value.strip()
+    return options
