@@ -17,6 +17,7 @@ import math
 import networkx as nx
 import numpy as np
 
+from schedkit.problem.edge_table import edge_count
 from schedkit.problem.memory_bound import memory_bound
 from schedkit.problem.problem import Problem
 
@@ -190,7 +191,10 @@ def formulation_bound(problem: Problem, blocks) -> float:
     """:func:`lower_bound` for the schedules that satisfy a formulation's ``blocks``.
 
     Without a block that orders the edges (``edge_delays()`` not ``None``) nothing bounds
-    the makespan: 0. Memory counts only with a block that is, or subsumes, ``memory``;
+    the makespan: 0, unless the problem has no edge at all (a block that orders edges then
+    does not apply, and has nothing to order) and a block keeps tasks apart on a device
+    (``no_overlap``): the bounds then count durations and loads only, which hold. Memory
+    counts only with a block that is, or subsumes, ``memory``;
     transfers only when some block delays an edge by its data (``edge_delays()`` true).
     A formulation that drops either solves a relaxation of the problem, whose optimum may
     lie below the problem's bound: every caller that judges or solves a formulation's
@@ -205,7 +209,7 @@ def formulation_bound(problem: Problem, blocks) -> float:
     [28.0, 23.0]
     """
     delays = [block.edge_delays() for block in blocks]
-    if all(d is None for d in delays):
-        return 0.0
     kinds = {block.kind for block in blocks}.union(*(block.subsumes for block in blocks))
+    if all(d is None for d in delays) and (edge_count(problem) or "no_overlap" not in kinds):
+        return 0.0
     return lower_bound(problem, memory="memory" in kinds, communication=any(delays))
