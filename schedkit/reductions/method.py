@@ -174,12 +174,13 @@ class DecompositionMethod(Method):
             "schedule": result.schedule.model_copy(update={"method": label}), "method": label,
             "termination": termination, "message": message})
 
-    def _whole_in_time(self, problem: Problem, budget: Budget, late: DecompositionOutOfTime) -> Result:
+    def _whole_in_time(self, problem: Problem, budget: Budget, finish: float,
+                       late: DecompositionOutOfTime) -> Result:
         """What a decomposition that cannot end in time returns: :data:`FINISHER`'s schedule of
-        the whole problem, saying why, when that fits in the time left (it would also be
-        the floor the parts improve on); else the one-line reason ``late`` is raised."""
+        the whole problem, saying why, when that and the solve's end (``finish`` seconds) fit
+        in the time left; else the one-line reason ``late`` is raised."""
         left = budget.left()
-        if left is not None and list_schedule_seconds(problem) + finish_seconds(problem) > left:
+        if left is not None and list_schedule_seconds(problem) + finish > left:
             raise late
         kept = self._finished_whole(problem, Termination.TIME_LIMIT,
                                     f"{late}: {FINISHER}'s schedule of the whole problem instead")
@@ -198,7 +199,7 @@ class DecompositionMethod(Method):
         try:
             subproblems, inverse = self.chain.apply(problem, blocks)
         except DecompositionOutOfTime as late:
-            return self._whole_in_time(problem, budget, late)
+            return self._whole_in_time(problem, budget, finish, late)
         results: list[Result] = []
         finished = 0
         with executor_for(bounded_executor(o.executor, o.threads)) as executor:
