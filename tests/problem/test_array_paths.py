@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from schedkit import Problem, ProblemError
+from schedkit.errors import NoScheduleError
 from schedkit.generators import erdos_renyi, layered
 from schedkit.problem import bounds, graph
 from schedkit.problem.levels import graph_levels
@@ -210,7 +211,13 @@ def test_durations_by_type_read_as_the_expanded_tables_and_schedule_alike(device
                                                          for task in data["tasks"]]
     assert graph.mean_costs(p) == graph.mean_costs(q)
     for method in ("heft", "greedy", "met"):
-        a, b = solve(p, method), solve(q, method)
+        try:
+            a = solve(p, method)
+        except NoScheduleError:   # (no placement fits the memory: three tasks of 2 that only
+            with pytest.raises(NoScheduleError):  # a device of 5 takes; the file written out alike)
+                solve(q, method)
+            continue
+        b = solve(q, method)
         assert [(r.device, r.start, r.end) for r in a.tasks] == [(r.device, r.start, r.end) for r in b.tasks]
 
 
