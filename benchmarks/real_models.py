@@ -138,6 +138,7 @@ def solve(path: Path, extra: list[str], method: str, limit: float) -> dict:
         else:
             lines = [ln for ln in text.strip().splitlines() if ln.startswith("schedkit: error")]
             row["error"] = (lines or text.strip().splitlines()[-1:] or ["?"])[-1][:140]
+            row["crashed"] = not lines  # (a refusal is one "schedkit: error" line; anything else is a fault)
     return row
 
 
@@ -250,6 +251,8 @@ def _print(table: list[dict], limit: float) -> None:
             print(f"| {entry['instance']} | {r['method']} | {makespan}{note} | "
                   f"{'' if r.get('bound') is None else format(r['bound'], '.6g')} | {gap} | "
                   f"{r['wall']:.1f} | {r['peak_mb']:.0f} |")
+            if r.get("crashed"):
+                misses.append(f"{entry['instance']}: {r['method']} failed without a one-line error: {r['error']}")
             if r["wall"] > 1.05 * limit + 2:
                 misses.append(f"{entry['instance']}: {r['method']} took {r['wall']:.1f} s")
         print(f"| {entry['instance']} | **best known** | {best if best is None else format(best, '.6g')} | "
