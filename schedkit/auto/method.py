@@ -211,6 +211,9 @@ class Auto(Method):
             return self._refine(problem, state, seconds)
         if phase.name == "windows":
             return self._windows(problem, state, seconds)
+        if phase.name == "spine":
+            from schedkit.auto.spine_bound import spine_phase
+            return spine_phase(problem, state, seconds, self.blocks(problem), self.formulation.timing_rules(problem))
         inner = _given({"formulation": self.formulation.to_data(), "seed": o.seed, "solver": o.solver,
                         "gap": o.gap})
         if phase.method == "milp":

@@ -19,12 +19,17 @@ plan is documented and tested apart from the methods it calls:
    takes most of the time: it proves what it finds.
 4. ``kedge`` on larger graphs: modules from k-edge-connected components, solved exactly in
    topological order, with DiviML's lower bound.
-5. ``windows`` on larger graphs (up to :data:`WINDOWS_MAX_TASKS`): windows of the
+5. ``spine`` on larger graphs: a lower bound summed over windows of tasks that run one after the other in
+   every schedule, between *pivots* that almost every task is before or after
+   (:mod:`schedkit.auto.spine_bound`): the bound that sees transfers where no chain of cuts
+   splits the graph (an encoder-decoder transformer). Not where memory forces several
+   devices: its windows' bounds do not see memory, the problem's own bounds do.
+6. ``windows`` on larger graphs (up to :data:`WINDOWS_MAX_TASKS`): windows of the
    incumbent re-solved by the exact race with the rest kept
    (:func:`~schedkit.auto.windows.window_search`): it repairs what a split into modules or
    stretches decided without seeing the whole (MSR's ResNet-50 operator graph: the chain
    split's 404 to 392 in 30 s).
-6. ``refine``: local search on the incumbent's devices (windows re-placed by earliest
+7. ``refine``: local search on the incumbent's devices (windows re-placed by earliest
    finish, swaps, moves; :func:`~schedkit.reductions.refine.refined`) with the time left.
 
 Each phase starts from the best schedule so far and stops at its share of the time left: its
@@ -56,6 +61,10 @@ KEDGE_MIN_TASKS = 100
 #: ``windows`` runs on graphs of at most this many tasks (each window re-times the whole
 #: schedule: on far larger graphs a window costs seconds before its part is solved).
 WINDOWS_MAX_TASKS = 20_000
+#: ``spine`` runs on graphs of at most this many tasks (:data:`schedkit.problem.spine.MAX_TASKS`).
+SPINE_MAX_TASKS = 5000
+#: The least time ``spine`` needs: the graph's closure, the windows' parts and their floors.
+SPINE_LEAST, SPINE_LEAST_PER_TASK = 1.0, 0.001
 #: The least time ``windows`` needs: a few windows of a second each.
 WINDOWS_LEAST = 3.0
 #: The least time a decomposition phase needs to be worth starting: seconds, and seconds per
@@ -72,10 +81,11 @@ class Phase:
     Attributes
     ----------
     name : str
-        ``bridge_dp``, ``series``, ``exact``, ``kedge``, ``windows`` or ``refine``.
+        ``bridge_dp``, ``series``, ``exact``, ``kedge``, ``spine``, ``windows`` or ``refine``.
     method : str
         The registered method it runs (``milp`` for ``exact`` and for the parts of
-        ``windows``; ``refine`` is the kernel's local search, not a registered method).
+        ``windows``; ``refine``, the kernel's local search, and ``spine``, a bound, are not
+        registered methods).
     weight : float
         Its share of the time left is its weight over the weights of the phases still to run.
     """
@@ -105,8 +115,10 @@ def plan(traits: Traits) -> list[Phase]:
         if traits.tasks >= KEDGE_MIN_TASKS:
             phases.append(Phase("kedge", "kedge", 3.0, split))
         phases.append(Phase("exact", "milp", 2.0, exact))
-        if traits.tasks <= WINDOWS_MAX_TASKS:
-            phases.append(Phase("windows", "milp", 3.0, WINDOWS_LEAST))
+    if SMALL < traits.tasks <= SPINE_MAX_TASKS and not traits.memory_tight:
+        phases.append(Phase("spine", "spine", 2.0, SPINE_LEAST + SPINE_LEAST_PER_TASK * traits.tasks))
+    if traits.tasks > SMALL and traits.tasks <= WINDOWS_MAX_TASKS:
+        phases.append(Phase("windows", "milp", 3.0, WINDOWS_LEAST))
     phases.append(Phase("refine", "refine", 1.0))
     return phases
 

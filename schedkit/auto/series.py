@@ -75,7 +75,7 @@ from schedkit.reductions.subproblem import module_part
 from schedkit.schedule import Quality, Result, Schedule
 from schedkit.timing import TimingRules
 
-__all__ = ["SeriesFound", "series_search"]
+__all__ = ["SeriesFound", "series_search", "part_floor"]
 
 #: A module's solve is given at least this many seconds (the exact race's start-up).
 LEAST_SECONDS = 0.5
@@ -125,7 +125,7 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
                   rules: TimingRules, start: Schedule | None = None, blocks: list | None = None) -> SeriesFound | None:
     """The chain's bound and schedule (see the module), or ``None`` when the graph has no cut.
     With a module of more than :data:`MAX_CHAIN_TASKS` tasks, nothing is solved: the bound
-    is the sum of the parts' combinatorial bounds (:func:`_floor`) and, given ``blocks``,
+    is the sum of the parts' combinatorial bounds (:func:`part_floor`) and, given ``blocks``,
     relaxations, and there is no schedule.
 
     Parameters
@@ -300,7 +300,7 @@ def _ask(module: Module, pair):
     return None
 
 
-def _floor(part: Problem, blocks: list | None) -> float:
+def part_floor(part: Problem, blocks: list | None) -> float:
     """A part's bound without a solver: the problem's bounds for the formulation
     (:func:`~schedkit.problem.bounds.formulation_bound`: critical path, load, ...) and, where
     the formulation delays edges by their data, :func:`~schedkit.problem.bounds.split_bound`.
@@ -335,7 +335,7 @@ def _bound(result: Result) -> float | None:
 
 def _solve(problem: Problem, module: Module, t: int, side, device, solve, limit: float,
            blocks: list | None = None, relax=None) -> tuple[Result | None, float]:
-    """The module's part solved (``solve`` None: not solved), and its :func:`_floor`: both
+    """The module's part solved (``solve`` None: not solved), and its :func:`part_floor`: both
     ends free (``side`` None), or its ``entry``, its ``exit`` or both (``pair``, ``device`` a
     pair) pinned. Not solved, the floor is raised by ``relax(part, floor, seconds)`` (the
     placement relaxation) where given."""
@@ -346,7 +346,7 @@ def _solve(problem: Problem, module: Module, t: int, side, device, solve, limit:
                            module.twin, u, v)
     except SchedkitError:   # (the pins leave an edge without a linked pair: no such pair)
         return None, math.inf
-    floor = _floor(part, blocks)
+    floor = part_floor(part, blocks)
     if solve is None:
         return None, floor if relax is None else relax(part, floor, limit)
     try:

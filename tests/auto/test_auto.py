@@ -135,8 +135,10 @@ def _shape(**changes):
 
 
 @pytest.mark.parametrize("changes, phases", [
-    ({}, ["kedge", "exact", "windows", "refine"]),
-    ({"cuts": 12}, ["bridge_dp", "series", "kedge", "exact", "windows", "refine"]),
+    ({}, ["kedge", "exact", "spine", "windows", "refine"]),
+    ({"cuts": 12}, ["bridge_dp", "series", "kedge", "exact", "spine", "windows", "refine"]),
+    ({"memory_tight": True}, ["kedge", "exact", "windows", "refine"]),   # (the spine's bounds miss memory)
+    ({"tasks": 6_000}, ["kedge", "exact", "windows", "refine"]),
     ({"tasks": 30_000}, ["kedge", "exact", "refine"]),
     ({"tasks": 60}, ["exact", "refine"]),
     ({"tasks": 60, "cuts": 3}, ["bridge_dp", "series", "exact", "refine"]),

@@ -7,21 +7,15 @@ from hypothesis import strategies as st
 
 from schedkit import Problem, ProblemError
 from schedkit.auto.relaxation import MAX_TASKS, relaxation_bound
-from schedkit.methods import METHODS
 from schedkit.problem.bounds import formulation_bound, lower_bound
 from schedkit.semantics import get_formulation
 from schedkit.testing.strategies import problems
 from schedkit.timing import TimingRules
 
+from helpers.optima import proven_optimum
+
 #: Transfers as delays (latency), queued on ports (moirai), queued on channels (fdjssp).
 FORMULATIONS = ("latency", "moirai", "fdjssp")
-
-
-def _optimum(problem: Problem, formulation: str) -> float | None:
-    """The MILP's proven optimum, ``None`` when it proves none (infeasible, or out of time)."""
-    result = METHODS.get("milp")(formulation=formulation, solver="highs", threads=1,
-                                 time_limit=30).result(problem)
-    return result.objective if result.status == "optimal" else None
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -32,7 +26,7 @@ def test_never_above_the_proven_optimum(data, name):
     except ProblemError:
         assume(False)
     formulation = get_formulation(name)
-    optimum = _optimum(problem, name)
+    optimum = proven_optimum(problem, name)
     assume(optimum is not None)
     rules = formulation.timing_rules(problem)
     bound = relaxation_bound(problem, rules, 30)
@@ -58,7 +52,7 @@ def test_ports_queue_the_transfers_that_leave_one_device():
     problem = _fan_out()
     ports = get_formulation("moirai").timing_rules(problem)
     delays = ports.replace(congestion=None)
-    optimum = _optimum(problem, "moirai")
+    optimum = proven_optimum(problem, "moirai")
     assert optimum == pytest.approx(4.2)        # a, four transfers one after another, the last b
     assert relaxation_bound(problem, delays, 10) == pytest.approx(1.2)     # one transfer on a path
     assert relaxation_bound(problem, ports, 10) == pytest.approx(4.0)      # d0's send port: 4 transfers
@@ -75,7 +69,7 @@ def test_a_split_pays_its_transfers():
         "edges": [{"src": "t0", "dst": "t1", "size": 3}, {"src": "t0", "dst": "t2", "size": 3}]})
     rules = get_formulation("latency").timing_rules(problem)
     assert lower_bound(problem) == pytest.approx(4.0)
-    assert relaxation_bound(problem, rules, 10) == pytest.approx(6.0) == _optimum(problem, "latency")
+    assert relaxation_bound(problem, rules, 10) == pytest.approx(6.0) == proven_optimum(problem, "latency")
 
 
 def test_where_it_does_not_apply_the_floor_is_returned():
