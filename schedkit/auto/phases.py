@@ -116,7 +116,7 @@ def plan(traits: Traits) -> list[Phase]:
             phases.append(Phase("kedge", "kedge", 3.0, split))
         phases.append(Phase("exact", "milp", 2.0, exact))
     if SMALL < traits.tasks <= SPINE_MAX_TASKS and not traits.memory_tight:
-        phases.append(Phase("spine", "spine", 2.0, SPINE_LEAST + SPINE_LEAST_PER_TASK * traits.tasks))
+        phases.append(Phase("spine", "spine", 3.0, SPINE_LEAST + SPINE_LEAST_PER_TASK * traits.tasks))
     if traits.tasks > SMALL and traits.tasks <= WINDOWS_MAX_TASKS:
         phases.append(Phase("windows", "milp", 3.0, WINDOWS_LEAST))
     phases.append(Phase("refine", "refine", 1.0))

@@ -27,7 +27,9 @@ pairs take minutes. :func:`series_search` solves far fewer:
 
 Modules of more than :data:`MAX_MODULE_TASKS` tasks (up to :data:`MAX_CHAIN_TASKS`) take
 too long to prove free: each is bounded by its placement relaxation
-(:mod:`schedkit.auto.relaxation`), then solved once in chain order with its entry pinned
+(:mod:`schedkit.auto.relaxation`); modules alike (an Inception network's repeated modules,
+:mod:`schedkit.auto.alike`) are proven free once per class, on the least part, which bounds
+every member (:func:`_class_pass`); then each is solved once in chain order with its entry pinned
 where the module before it ended (:func:`_chain_pass`), which gives a chain of agreeing
 pairs; the program's rounds follow. In every round, a pair the program asks is first bounded
 by its part's relaxation (a tenth of a solve), and solved only when the program still asks
@@ -69,6 +71,7 @@ from schedkit.numerics import closed
 from schedkit.problem import Problem
 from schedkit.problem.bounds import formulation_bound, lower_bound, split_bound
 from schedkit.problem.series_cuts import chain_cuts, modules
+from schedkit.auto.alike import alike, least_part
 from schedkit.auto.relaxation import relaxation_bound
 from schedkit.auto.series_chain import Module, pair_of, pairs_of, program, schedules
 from schedkit.reductions.subproblem import module_part
@@ -89,6 +92,9 @@ MAX_MODULE_TASKS = 24
 #: relaxations: CP-SAT finds an Inception-v4 module's best window (0.645 s) in 2 s and
 #: proves it in 10 s.
 MAX_CHAIN_TASKS = 64
+#: The share of the time left for the solves of modules alike (:func:`_class_pass`): the
+#: rest goes to the chain pass, which solves every module once for a schedule.
+CLASS_SHARE = 0.4
 #: A module's placement relaxation stops after this many seconds with the bound it proved
 #: (Inception-v4's modules of 33 tasks: 0.1-0.5 s each, free or pinned, on 2 shared cores).
 RELAX_SECONDS = 2.0
@@ -177,6 +183,7 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
         module.free = floor
         _learn(problem, module, result, None, floor)
     if solve is not None and largest > MAX_MODULE_TASKS:
+        found.solves += _class_pass(problem, chain, solve, deadline, blocks)
         found.solves += _chain_pass(problem, chain, solve, deadline, blocks, took)
     out_of_time = False
     while True:
@@ -210,6 +217,36 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
     found.schedules = schedules(problem, chain, rules, start)
     found.proven = any(closed(s.makespan, found.bound) for s in found.schedules)
     return found
+
+
+def _class_pass(problem: Problem, chain: list[Module], solve, deadline: float, blocks: list | None) -> int:
+    """Modules alike (:mod:`schedkit.auto.alike`) solved once, both ends free, on their class's
+    least part, whose bound bounds every member and all its pairs: classes of two modules or
+    more, the most tasks first, in :data:`CLASS_SHARE` of the time left (each by its tasks).
+    Returns the number of solves."""
+    entries = [m.entry if m.twin else None for m in chain]
+    classes = sorted((c for c in alike(problem, [m.tasks for m in chain], entries)
+                      if len(c) > 1 and len(chain[c[0][0]].tasks) > 1),
+                     key=lambda c: -len(c) * len(chain[c[0][0]].tasks))
+    weights = [len(c) * len(chain[c[0][0]].tasks) for c in classes]
+    end = time.perf_counter() + CLASS_SHARE * (deadline - time.perf_counter())
+    solves = 0
+    for k, members in enumerate(classes):
+        left = end - time.perf_counter()
+        if left < LEAST_SECONDS:
+            break
+        part = least_part(problem, [m.tasks for m in chain], entries, members)
+        try:
+            result = solve(part, max(LEAST_SECONDS, left * weights[k] / sum(weights[k:])))
+        except SchedkitError:
+            continue
+        solves += 1
+        if result.quality is not Quality.INFEASIBLE:
+            bound = max(part_floor(part, blocks), _bound(result) or 0.0)
+            for t, _ in members:
+                chain[t].free = max(chain[t].free, bound)
+                _raise(problem, chain[t], None, bound)
+    return solves
 
 
 def _chain_pass(problem: Problem, chain: list[Module], solve, deadline: float, blocks: list | None,

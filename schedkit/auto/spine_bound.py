@@ -29,26 +29,24 @@ Examples
 from __future__ import annotations
 
 import time
-import warnings
 
-import networkx as nx
-from networkx.algorithms import isomorphism
-
+from schedkit.auto.alike import alike, least_part
 from schedkit.auto.relaxation import MAX_TASKS as RELAX_MAX_TASKS, relaxation_bound
 from schedkit.auto.series import MAX_CHAIN_TASKS, part_floor
 from schedkit.problem import Problem
 from schedkit.problem.series_cuts import TWIN, chain_cuts, modules
 from schedkit.problem.spine import Spine, spine
-from schedkit.problem.network import Payload
-from schedkit.reductions.subproblem import edge_row, spec_data, sub_problem, task_row
+from schedkit.reductions.subproblem import edge_row, sub_problem
 from schedkit.timing import TimingRules
 
-__all__ = ["spine_bound", "spine_phase", "window_part", "least_part", "alike", "applies", "CLASS_SECONDS"]
+__all__ = ["spine_bound", "spine_phase", "window_part", "applies", "CLASS_SECONDS"]
 
 #: Seconds of placement relaxation for a class of four windows alike or more (a quarter of
-#: it per window below four): MOIRAI's Transformer's attention windows (67 tasks) bound 0.37
-#: after 1 s and 0.78 after 4 s, against 0.83 on one device.
-CLASS_SECONDS = 8.0
+#: it per window below four): the least part of MOIRAI's Transformer's ten attention windows
+#: (67 tasks) bounds 0.36 after 2-4 s and 0.73 after 8 s (a window alone 0.78 after 4 s at
+#: best), against 0.83 on one device; the relaxation's LP spreads each task over devices and
+#: sees no transfer, the search must branch.
+CLASS_SECONDS = 12.0
 
 
 def applies(problem: Problem, rules: TimingRules) -> bool:
@@ -72,7 +70,7 @@ def spine_bound(problem: Problem, blocks: list, rules: TimingRules, seconds: flo
     deadline = None if seconds is None else began + seconds
     # (a window of one task is bounded exactly by its floor; the classes that hold the most
     # tasks gain the most)
-    classes = sorted((c for c in alike(problem, found) if 1 < len(found.windows[c[0][0]]) <= RELAX_MAX_TASKS),
+    classes = sorted((c for c in alike(problem, found.windows, found.entries) if 1 < len(found.windows[c[0][0]]) <= RELAX_MAX_TASKS),
                      key=lambda c: -len(c) * len(found.windows[c[0][0]]))
     weights = [len(c) * len(found.windows[c[0][0]]) for c in classes]
     for k, members in enumerate(classes):
@@ -81,105 +79,12 @@ def spine_bound(problem: Problem, blocks: list, rules: TimingRules, seconds: flo
             limit = min(limit, (deadline - time.perf_counter()) * weights[k] / sum(weights[k:]))
             if limit <= 0:
                 break
-        part = least_part(problem, found, members)
+        part = least_part(problem, found.windows, found.entries, members) if len(members) > 1 else \
+            window_part(problem, found, members[0][0])
         bound = relaxation_bound(part, rules, limit, part_floor(part, blocks))
         for t, _ in members:
             floors[t] = max(floors[t], bound)
     return sum(floors)
-
-
-def alike(problem: Problem, found: Spine) -> list[list[tuple[int, dict[int, int]]]]:
-    """The windows in classes of one shape, each member with the map of the first member's
-    tasks to its own: isomorphic graphs whose tasks allow the same devices and take the same
-    data from the pivot that opens them (networkx's Weisfeiler-Lehman hash, then VF2); only
-    durations, memory and data may differ (the layers of a transformer). A window with a
-    collocation group is a class of its own.
-
-    Examples
-    --------
-    >>> from schedkit import Problem
-    >>> p = Problem.load("examples/tiny.yaml")
-    >>> [[t for t, _ in c] for c in alike(p, spine(p))]
-    [[0], [1], [2]]
-    """
-    buckets: dict = {}
-    for t, (tasks, entry) in enumerate(zip(found.windows, found.entries)):
-        graph, odd = _shape(problem, tasks, entry)
-        with warnings.catch_warnings():     # (networkx 3.5 warns that its hashes of digraphs changed)
-            warnings.simplefilter("ignore", UserWarning)
-            key = ("odd", t) if odd else nx.weisfeiler_lehman_graph_hash(graph, node_attr="kind")
-        for members in buckets.setdefault(key, []):
-            first = members[0][2]
-            matcher = isomorphism.DiGraphMatcher(first, graph, node_match=lambda a, b: a["kind"] == b["kind"])
-            if not odd and matcher.is_isomorphic():
-                members.append((t, dict(matcher.mapping), graph))
-                break
-        else:
-            buckets[key].append([(t, {i: i for i in tasks}, graph)])
-    return [[(t, mapping) for t, mapping, _ in members] for bucket in buckets.values() for members in bucket]
-
-
-def _shape(problem: Problem, tasks: list[int], entry: int | None) -> tuple[nx.DiGraph, bool]:
-    """A window's graph, each task's kind its allowed devices and whether the pivot feeds it;
-    and whether it is odd (a collocation group)."""
-    inside = set(tasks)
-    fed = {} if entry is None else {j: size for j, size in problem.succs[entry] if j in inside}
-    graph = nx.DiGraph()
-    for i in tasks:
-        graph.add_node(i, kind=f"{problem.allowed[i]}{i in fed}")
-    graph.add_edges_from((i, j) for i in tasks for j, _ in problem.succs[i] if j in inside)
-    return graph, any(problem.spec.tasks[i].colocate for i in tasks)
-
-
-def least_part(problem: Problem, found: Spine, members: list[tuple[int, dict[int, int]]]) -> Problem:
-    """A part whose optimum is at most every member's: the first member's part with the least
-    duration on each device and the least data of each edge over the members of a class of
-    :func:`alike`, and no memory (a schedule of a member's part is one of this part, each task
-    and transfer as long or shorter, left to move earlier).
-
-    Examples
-    --------
-    >>> from schedkit import Problem
-    >>> p = Problem.load("examples/tiny.yaml")
-    >>> least_part(p, spine(p), [(1, {1: 1, 2: 2, 3: 3})]).tasks
-    ['attn', 'mlp', 'norm', 'embed~twin']
-    """
-    t0, _ = members[0]
-    if len(members) == 1:
-        return window_part(problem, found, t0)
-    first, entry = found.windows[t0], found.entries[t0]
-    sizes = [{(i, j): s for i in found.windows[t] + [found.entries[t]] if i is not None for j, s in problem.succs[i]}
-             for t, _ in members]
-    tasks = []
-    for i in first:
-        row = task_row(problem, i)
-        row["durations"] = {problem.devices[d]: min(problem.durations[to[i]][d] for _, to in members)
-                            for d in problem.allowed[i]}
-        tasks.append({key: value for key, value in row.items() if "memory" not in key})
-    inside = set(first)
-    edges = [edge_row(problem, problem.tasks[i], problem.tasks[j],
-                      _least_data(problem, [size[to[i], to[j]] for (_, to), size in zip(members, sizes)]))
-             for i in first for j, _ in problem.succs[i] if j in inside]
-    if entry is not None:
-        twin = problem.tasks[entry] + TWIN
-        tasks.append({"name": twin, "durations": {problem.devices[d]: 0.0 for d in problem.allowed[entry]}})
-        edges += [edge_row(problem, twin, problem.tasks[j],
-                           _least_data(problem, [size[found.entries[t], to[j]] for (t, to), size in zip(members, sizes)]))
-                  for j, _ in problem.succs[entry] if j in inside]
-    data = spec_data(problem, platform=True)
-    return Problem.from_dict({"format": data["format"], "name": f"{problem.name}/windows alike",
-                              "devices": data["devices"], "links": data.get("links", []),
-                              "tasks": tasks, "edges": edges})
-
-
-def _least_data(problem: Problem, sizes: list) -> float:
-    """The data of one edge no slower than any of ``sizes`` between any two devices."""
-    if all(size.__class__ is not Payload for size in sizes):
-        return min(sizes)
-    m = len(problem.devices)
-    return Payload(min(float(size) for size in sizes),
-                   {(u, v): min(problem.comm_time(size, u, v) for size in sizes)
-                    for u in range(m) for v in range(m) if u != v and problem.linked[u][v]})
 
 
 def spine_phase(problem: Problem, state, seconds: float | None, blocks: list, rules: TimingRules) -> None:

@@ -178,3 +178,25 @@ def test_relaxations_raise_the_bound_of_modules_too_large_to_solve():
     finally:
         series.MAX_MODULE_TASKS, series.MAX_CHAIN_TASKS = kept
     assert alone.bound < relaxed.bound <= _exact(problem) + 1e-6
+
+
+def test_modules_alike_are_bounded_by_one_solve_of_their_least_part():
+    import schedkit.auto.series as series
+
+    problem = _chain_of_four()
+    asked = []
+
+    def solve(part, seconds):
+        asked.append(part)
+        return _solve(part, seconds)
+
+    kept = series.MAX_MODULE_TASKS
+    series.MAX_MODULE_TASKS = 0     # (too large to prove free one by one: the classes' solves come first)
+    try:
+        found = series_search(problem, solve, 60, MOIRAI.timing_rules(problem), blocks=MOIRAI.blocks)
+    finally:
+        series.MAX_MODULE_TASKS = kept
+    # (the four diamonds, each three tasks side by side and the task after them, are one class)
+    assert [len(part.tasks) for part in asked if part.name.endswith("windows alike")] == [5]
+    assert asked[0].name.endswith("windows alike") and asked[0].tasks[-1].endswith("~twin")
+    assert found.bound <= _exact(problem) + 1e-6

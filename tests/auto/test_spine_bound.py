@@ -6,8 +6,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from schedkit import Problem, ProblemError
-from schedkit.auto.relaxation import relaxation_bound
-from schedkit.auto.spine_bound import alike, least_part, spine_bound, spine_phase, window_part
+from schedkit.auto.spine_bound import spine_bound, spine_phase, window_part
 from schedkit.auto.state import Incumbent
 from schedkit.problem.bounds import formulation_bound
 from schedkit.problem.spine import spine
@@ -15,6 +14,7 @@ from schedkit.semantics import get_formulation
 from schedkit.testing.strategies import problems
 
 from helpers.optima import proven_optimum
+from helpers.spine_cases import layers
 
 #: Transfers as delays (latency), queued on ports (moirai), queued on channels (fdjssp).
 FORMULATIONS = ("latency", "moirai", "fdjssp")
@@ -35,27 +35,8 @@ def test_never_above_the_proven_optimum(data, name):
     assert bound <= optimum + 1e-6 * max(1.0, optimum)
 
 
-def _layers(kinds=("wide", "chain", "wide"), works=(2, 2, 2), skip: bool = True) -> Problem:
-    """Layers between a fork and a join on two devices of equal speed: three tasks of 2 side
-    by side (``wide``), or one after the other (``chain``); every edge moves data of 3. A
-    skip edge of no data from the first task to the last leaves no chain cut inside."""
-    tasks, edges, last = [{"name": "in", "work": 1}], [], "in"
-    for k, (kind, work) in enumerate(zip(kinds, works)):
-        names = [f"{t}{k}" for t in "xyz"]
-        tasks += [{"name": t, "work": work} for t in names] + [{"name": f"join{k}", "work": 1}]
-        steps = [(last, t) for t in names] + [(t, f"join{k}") for t in names] if kind == "wide" else \
-            list(zip([last, *names], [*names, f"join{k}"]))
-        edges += [{"src": a, "dst": b, "size": 3} for a, b in steps]
-        last = f"join{k}"
-    if skip:
-        edges.append({"src": "in", "dst": last, "size": 0})
-    return Problem.from_dict({"devices": [{"name": "a"}, {"name": "b"}],
-                              "links": [{"src": "a", "dst": "b", "bandwidth": 1}],
-                              "tasks": tasks, "edges": edges})
-
-
 def test_windows_in_series_each_pay_their_transfers():
-    problem = _layers()
+    problem = layers()
     formulation = get_formulation("latency")
     rules, blocks = formulation.timing_rules(problem), list(formulation.blocks)
     # (each layer on one device: 3 x 2 + 1 = 7; a task of a wide layer moved to the other
@@ -71,23 +52,9 @@ def test_windows_in_series_each_pay_their_transfers():
     assert spine_bound(problem, blocks, rules, 30) == pytest.approx(20.0)
 
 
-def test_windows_alike_share_one_bound_of_their_least_durations():
-    problem = _layers(works=(3, 2, 2))
-    formulation = get_formulation("latency")
-    s = spine(problem)
-    classes = alike(problem, s)
-    wide = next(c for c in classes if len(c) == 2)
-    assert [[problem.tasks[i] for i in s.windows[t]][0] for t, _ in wide] == ["x0", "x2"]
-    least = least_part(problem, s, wide)
-    # (the first wide layer's tasks of 3, the last's of 2: the least at each position)
-    assert sorted(least.durations[least.task_index[t]][0] for t in ("x0", "y0", "z0")) == [2.0, 2.0, 2.0]
-    bound = spine_bound(problem, list(formulation.blocks), formulation.timing_rules(problem), 30)
-    assert formulation_bound(problem, list(formulation.blocks)) < bound <= proven_optimum(problem, "latency") + 1e-6
-
-
 @pytest.mark.parametrize("skip_edge", [True, False])
 def test_the_phase_bounds_where_no_chain_of_small_modules_does(skip_edge):
-    problem = _layers(skip=skip_edge)
+    problem = layers(skip=skip_edge)
     formulation = get_formulation("latency")
     state = Incumbent(problem, list(formulation.blocks))
     spine_phase(problem, state, 30, list(formulation.blocks), formulation.timing_rules(problem))
