@@ -21,7 +21,7 @@ from schedkit.problem.network import Payload
 from schedkit.problem.series_cuts import TWIN
 from schedkit.reductions.subproblem import edge_row, spec_data, task_row
 
-__all__ = ["alike", "least_part"]
+__all__ = ["alike", "least_part", "carried"]
 
 
 def alike(problem: Problem, windows: list[list[int]], entries: list[int | None]) -> list[list[tuple[int, dict[int, int]]]]:
@@ -117,3 +117,39 @@ def _least_data(problem: Problem, sizes: list) -> float:
     return Payload(min(float(size) for size in sizes),
                    {(u, v): min(problem.comm_time(size, u, v) for size in sizes)
                     for u in range(m) for v in range(m) if u != v and problem.linked[u][v]})
+
+
+def carried(problem: Problem, part: Problem, schedule, to_source: dict[int, int], twins: tuple[str, str] | None,
+            rules=None):
+    """``schedule``, of a member's part, carried onto ``part``, another member's part of one
+    class of :func:`alike`: each task on the device and in the order of the task it maps to
+    (``to_source``: ``part``'s task indices in ``problem`` -> the source member's), the twin
+    of the pivot that opens the window as its source's (``twins``: the source's name, this
+    part's), all times recomputed (:func:`~schedkit.reductions.subproblem.stitch`). ``None``
+    where that order contradicts ``part``'s graph.
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> from schedkit.methods import METHODS
+    >>> from schedkit.reductions.subproblem import sub_problem
+    >>> p = Problem.load("examples/tiny.yaml")
+    >>> attn, mlp = sub_problem(p, [1], "attn"), sub_problem(p, [2], "mlp")
+    >>> s = METHODS.get("heft")().solve(attn)
+    >>> [(r.task, r.device, r.end) for r in carried(p, mlp, s, {2: 1}, None).tasks]
+    [('mlp', 'gpu0', 1.5)]
+    """
+    from schedkit.errors import SchedkitError
+    from schedkit.reductions.subproblem import orders_by_start, stitch
+
+    names = {problem.tasks[source]: part.task_index[problem.tasks[mine]] for mine, source in to_source.items()}
+    if twins is not None:
+        names[twins[0]] = part.task_index[twins[1]]
+    device = {r.task: part.device_index[r.device] for r in schedule.tasks}
+    device_of = [0] * len(part.tasks)
+    for name, k in names.items():
+        device_of[k] = device[name]
+    try:
+        return stitch(part, device_of, orders_by_start(part, schedule, names), schedule.method, rules)
+    except SchedkitError:
+        return None

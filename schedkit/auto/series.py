@@ -70,10 +70,11 @@ from schedkit.errors import SchedkitError
 from schedkit.numerics import closed
 from schedkit.problem import Problem
 from schedkit.problem.bounds import formulation_bound, lower_bound, split_bound
-from schedkit.problem.series_cuts import chain_cuts, modules
-from schedkit.auto.alike import alike, least_part
+from schedkit.problem.series_cuts import TWIN, chain_cuts, modules
+from schedkit.auto.alike import alike, carried, least_part
 from schedkit.auto.relaxation import relaxation_bound
-from schedkit.auto.series_chain import Module, pair_of, pairs_of, program, schedules
+from schedkit.auto.series_chain import (Module, is_closed, learn, least, next_ask, pair_of, program,
+                                        raise_pairs, schedules, solved_bound)
 from schedkit.reductions.subproblem import module_part
 from schedkit.schedule import Quality, Result, Schedule
 from schedkit.timing import TimingRules
@@ -181,15 +182,17 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
         took[t] = time.perf_counter() - began
         found.solves += result is not None
         module.free = floor
-        _learn(problem, module, result, None, floor)
+        learn(problem, module, result, None, floor)
     if solve is not None and largest > MAX_MODULE_TASKS:
-        found.solves += _class_pass(problem, chain, solve, deadline, blocks)
-        found.solves += _chain_pass(problem, chain, solve, deadline, blocks, took)
+        entries = [m.entry if m.twin else None for m in chain]
+        classes = alike(problem, [m.tasks for m in chain], entries)
+        found.solves += _class_pass(problem, chain, classes, solve, deadline, blocks)
+        found.solves += _chain_pass(problem, chain, solve, deadline, blocks, took, classes, rules)
     out_of_time = False
     while True:
-        (total, _), picked = program(problem, chain, _least)
+        (total, _), picked = program(problem, chain, least)
         found.bound = max(found.bound or 0.0, total)
-        asks = [(t, _ask(chain[t], pair)) for t, pair in enumerate(picked) if not _closed(chain[t], pair)]
+        asks = [(t, next_ask(chain[t], pair)) for t, pair in enumerate(picked) if not is_closed(chain[t], pair)]
         asks = [(t, ask) for t, ask in asks if ask is not None]
         fresh = [(t, ask) for t, ask in asks if ask not in chain[t].relaxed]
         if relax is not None and fresh and not out_of_time and solve is not None:
@@ -197,7 +200,7 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
             # whose relaxation already says they are dear, and fewer are solved)
             for t, ask in fresh:
                 chain[t].relaxed.add(ask)
-                _raise(problem, chain[t], ask, _relaxed(problem, chain[t], t, ask, blocks, relax))
+                raise_pairs(problem, chain[t], ask, _relaxed(problem, chain[t], t, ask, blocks, relax))
             continue
         if not asks or out_of_time or solve is None:
             # (the chain's pairs closed, or solved as far as their time allowed; the pinned
@@ -213,20 +216,20 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
                                    max(LEAST_SECONDS, left / (len(asks) - k)), blocks, relax)
             took[t] = min(took[t], time.perf_counter() - began)
             found.solves += 1
-            _learn(problem, chain[t], result, (side, device), floor)
+            learn(problem, chain[t], result, (side, device), floor)
     found.schedules = schedules(problem, chain, rules, start)
     found.proven = any(closed(s.makespan, found.bound) for s in found.schedules)
     return found
 
 
-def _class_pass(problem: Problem, chain: list[Module], solve, deadline: float, blocks: list | None) -> int:
+def _class_pass(problem: Problem, chain: list[Module], classes: list, solve, deadline: float,
+                blocks: list | None) -> int:
     """Modules alike (:mod:`schedkit.auto.alike`) solved once, both ends free, on their class's
     least part, whose bound bounds every member and all its pairs: classes of two modules or
     more, the most tasks first, in :data:`CLASS_SHARE` of the time left (each by its tasks).
     Returns the number of solves."""
     entries = [m.entry if m.twin else None for m in chain]
-    classes = sorted((c for c in alike(problem, [m.tasks for m in chain], entries)
-                      if len(c) > 1 and len(chain[c[0][0]].tasks) > 1),
+    classes = sorted((c for c in classes if len(c) > 1 and len(chain[c[0][0]].tasks) > 1),
                      key=lambda c: -len(c) * len(chain[c[0][0]].tasks))
     weights = [len(c) * len(chain[c[0][0]].tasks) for c in classes]
     end = time.perf_counter() + CLASS_SHARE * (deadline - time.perf_counter())
@@ -242,57 +245,69 @@ def _class_pass(problem: Problem, chain: list[Module], solve, deadline: float, b
             continue
         solves += 1
         if result.quality is not Quality.INFEASIBLE:
-            bound = max(part_floor(part, blocks), _bound(result) or 0.0)
+            bound = max(part_floor(part, blocks), solved_bound(result) or 0.0)
             for t, _ in members:
                 chain[t].free = max(chain[t].free, bound)
-                _raise(problem, chain[t], None, bound)
+                raise_pairs(problem, chain[t], None, bound)
     return solves
 
 
 def _chain_pass(problem: Problem, chain: list[Module], solve, deadline: float, blocks: list | None,
-                took: dict[int, float]) -> int:
+                took: dict[int, float], classes: list, rules: TimingRules) -> int:
     """Each module solved once, in chain order, its entry pinned where the module before it
     ended (its exit's device in that solve; free for the first, or after a solve that found
     nothing): a chain of pairs whose devices agree at every cut, which :func:`schedules`
     stitches. Each solve gets the module's share of the time left (weights: tasks squared);
-    its bound counts for every pair with that entry. Returns the number of solves."""
+    its bound counts for every pair with that entry. A module alike one solved already with
+    its entry on the same device takes that schedule, carried over
+    (:func:`~schedkit.auto.alike.carried`), instead of a solve. Returns the number of solves."""
     weights = [len(m.tasks) ** 2 for m in chain]
+    kind = {t: (k, to) for k, members in enumerate(classes) for t, to in members}
+    solved: dict = {}   # (class, ask) -> the module solved for it and its schedule
     solves, before = 0, None
     for t, module in enumerate(chain):
         left = deadline - time.perf_counter()
         if left < LEAST_SECONDS:
             break
         ask = ("entry", before) if before is not None and module.entry is not None else None
+        if (kind[t][0], ask) in solved:
+            schedule = _carry(problem, chain, kind, t, ask, *solved[kind[t][0], ask], rules)
+            if schedule is not None:
+                pair = pair_of(problem, module, schedule)
+                if schedule.makespan < module.pairs.get(pair, (math.inf,))[0]:
+                    module.pairs[pair] = (schedule.makespan, schedule)
+                before = pair[1]
+                continue
         began = time.perf_counter()
         result, floor = _solve(problem, module, t, *(ask or (None, None)), solve,
                                max(LEAST_SECONDS, left * weights[t] / sum(weights[t:])), blocks)
         took[t] = time.perf_counter() - began
         solves += 1
-        _learn(problem, module, result, ask, floor)
+        learn(problem, module, result, ask, floor)
         done = result is not None and result.schedule is not None and result.schedule.tasks
         before = pair_of(problem, module, result.schedule)[1] if done else None
+        if done:
+            solved[kind[t][0], ask] = (t, result.schedule)
     return solves
 
 
-def _learn(problem: Problem, module: Module, result: Result | None, ask, floor: float) -> None:
-    """What a solve (``ask``: ``None`` both ends free, ``("entry", u)``, ``("exit", v)`` or
-    ``("pair", (u, v))``) says of the module's pairs: a bound for every pair it covers (the
-    solver's or the part's ``floor``, the larger), and its schedule's own pair's value."""
-    module.asked.add(ask)
-    bound = floor
-    if result is not None:
-        bound = math.inf if result.quality is Quality.INFEASIBLE else max(floor, _bound(result) or 0.0)
-    if ask is None:
-        module.free = bound
-    for pair in pairs_of(problem, module):
-        if _covers(ask, pair):
-            module.low[pair] = max(module.low.get(pair, module.free), bound)
-    if result is not None and result.schedule is not None:
-        pair = pair_of(problem, module, result.schedule)
-        if result.objective < module.pairs.get(pair, (math.inf,))[0]:
-            module.pairs[pair] = (result.objective, result.schedule)
-        if result.quality is Quality.OPTIMAL:   # (the least over what it covers: exact for its own pair)
-            module.low[pair] = max(module.low.get(pair, module.free), result.objective)
+def _carry(problem: Problem, chain: list[Module], kind: dict, t: int, ask, source: int, schedule: Schedule,
+           rules: TimingRules) -> Schedule | None:
+    """The schedule of module ``source``'s part with the ends of ``ask`` pinned, carried onto
+    module ``t``'s (a module alike it)."""
+    first_to_t, first_to_source = kind[t][1], kind[source][1]
+    to_source = {first_to_t[f]: s for f, s in first_to_source.items()}
+    module, other = chain[t], chain[source]
+    u = ask[1] if ask is not None else None
+    try:
+        part = module_part(problem, module.tasks, f"{problem.name}/series{t + 1}", module.entry, module.exit,
+                           module.twin, u, None)
+    except SchedkitError:
+        return None
+    twins = (problem.tasks[other.entry] + TWIN, problem.tasks[module.entry] + TWIN) if module.twin else None
+    return carried(problem, part, schedule, to_source, twins, rules)
+
+
 
 
 def _relaxed(problem: Problem, module: Module, t: int, ask, blocks: list | None, relax) -> float:
@@ -301,40 +316,14 @@ def _relaxed(problem: Problem, module: Module, t: int, ask, blocks: list | None,
     return _solve(problem, module, t, side, device, None, RELAX_SECONDS, blocks, relax)[1]
 
 
-def _raise(problem: Problem, module: Module, ask, bound: float) -> None:
-    """``bound`` for every pair ``ask`` covers (the ask is not marked as solved)."""
-    for pair in pairs_of(problem, module):
-        if _covers(ask, pair):
-            module.low[pair] = max(module.low.get(pair, module.free), bound)
 
 
-def _covers(ask, pair) -> bool:
-    if ask is None:
-        return True
-    side, device = ask
-    return {"entry": pair[0] == device, "exit": pair[1] == device, "pair": pair == device}[side]
 
 
-def _least(module: Module, pair) -> tuple[float, int]:
-    """A pair's bound, and 1 when it is open (ties go to closed pairs)."""
-    return module.low.get(pair, module.free), 0 if _closed(module, pair) else 1
 
 
-def _closed(module: Module, pair) -> bool:
-    return pair in module.pairs and closed(module.pairs[pair][0], module.low.get(pair, module.free))
 
 
-def _ask(module: Module, pair):
-    """The next solve for an open ``pair``: one end pinned where the other is where the free
-    optimum put it (it may close many pairs at once), else both; ``None``: asked already."""
-    best = min(module.pairs.items(), key=lambda item: item[1][0], default=None)
-    u, v = pair
-    for ask in ((("exit", v) if best is not None and best[0][0] == u and v is not None else None),
-                (("entry", u) if best is not None and best[0][1] == v and u is not None else None),
-                ("pair", pair)):
-        if ask is not None and ask not in module.asked:
-            return ask
-    return None
 
 
 def part_floor(part: Problem, blocks: list | None) -> float:
@@ -366,8 +355,6 @@ def _relaxer(problem: Problem, blocks: list | None, rules: TimingRules, deadline
     return relax
 
 
-def _bound(result: Result) -> float | None:
-    return result.objective if result.quality is Quality.OPTIMAL else result.bound
 
 
 def _solve(problem: Problem, module: Module, t: int, side, device, solve, limit: float,

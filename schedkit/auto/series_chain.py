@@ -6,9 +6,10 @@ that stands for the articulation task there) and of its exit (the cut's tail aft
 :func:`program` finds the chain of pairs whose cut devices agree (an articulation task is on
 one device; a bridge's transfer is paid between the two) of least total for any value of the
 pairs: their bounds (a bound of the whole problem) or their schedules' makespans.
-:func:`schedules` stitches the best chain of solved pairs, shifted one after the other and
-re-timed exactly (:func:`~schedkit.timing.retime`), and a chain that lets the devices disagree
-at a cut (:func:`_joined`).
+:func:`learn` records what a solve says of a module's pairs, :func:`next_ask` picks the next
+solve of an open pair. :func:`schedules` stitches the best chain of solved pairs, shifted one
+after the other and re-timed exactly (:func:`~schedkit.timing.retime`), and a chain that lets
+the devices disagree at a cut (:func:`_joined`).
 
 Examples
 --------
@@ -25,13 +26,15 @@ import math
 from dataclasses import dataclass, field
 
 from schedkit.errors import SchedkitError
+from schedkit.numerics import closed
 from schedkit.problem import Problem
 from schedkit.problem.series_cuts import TWIN
 from schedkit.reductions.subproblem import orders_by_start, stitch
-from schedkit.schedule import Schedule, TaskRun, Transfer
+from schedkit.schedule import Quality, Result, Schedule, TaskRun, Transfer
 from schedkit.timing import TimingRules, retime
 
-__all__ = ["Module", "pair_of", "pairs_of", "program", "schedules"]
+__all__ = ["Module", "pair_of", "pairs_of", "program", "schedules", "learn", "raise_pairs", "covers", "least",
+           "is_closed", "next_ask", "solved_bound"]
 
 
 @dataclass
@@ -199,3 +202,67 @@ def _stitch(problem: Problem, chain: list[Module], picked: list, rules: TimingRu
         return retime(problem, joined, "auto", rules)
     except SchedkitError:
         return None
+
+
+def learn(problem: Problem, module: Module, result: Result | None, ask, floor: float) -> None:
+    """What a solve (``ask``: ``None`` both ends free, ``("entry", u)``, ``("exit", v)`` or
+    ``("pair", (u, v))``) says of the module's pairs: a bound for every pair it covers (the
+    solver's or the part's ``floor``, the larger), and its schedule's own pair's value."""
+    module.asked.add(ask)
+    bound = floor
+    if result is not None:
+        bound = math.inf if result.quality is Quality.INFEASIBLE else max(floor, solved_bound(result) or 0.0)
+    if ask is None:
+        module.free = bound
+    for pair in pairs_of(problem, module):
+        if covers(ask, pair):
+            module.low[pair] = max(module.low.get(pair, module.free), bound)
+    if result is not None and result.schedule is not None:
+        pair = pair_of(problem, module, result.schedule)
+        if result.objective < module.pairs.get(pair, (math.inf,))[0]:
+            module.pairs[pair] = (result.objective, result.schedule)
+        if result.quality is Quality.OPTIMAL:   # (the least over what it covers: exact for its own pair)
+            module.low[pair] = max(module.low.get(pair, module.free), result.objective)
+
+
+def raise_pairs(problem: Problem, module: Module, ask, bound: float) -> None:
+    """``bound`` for every pair ``ask`` covers (the ask is not marked as solved)."""
+    for pair in pairs_of(problem, module):
+        if covers(ask, pair):
+            module.low[pair] = max(module.low.get(pair, module.free), bound)
+
+
+def covers(ask, pair) -> bool:
+    """Whether a solve of ``ask`` bounds ``pair``."""
+    if ask is None:
+        return True
+    side, device = ask
+    return {"entry": pair[0] == device, "exit": pair[1] == device, "pair": pair == device}[side]
+
+
+def least(module: Module, pair) -> tuple[float, int]:
+    """A pair's bound, and 1 when it is open (ties go to closed pairs)."""
+    return module.low.get(pair, module.free), 0 if is_closed(module, pair) else 1
+
+
+def is_closed(module: Module, pair) -> bool:
+    """Whether ``pair``'s best schedule meets its bound."""
+    return pair in module.pairs and closed(module.pairs[pair][0], module.low.get(pair, module.free))
+
+
+def next_ask(module: Module, pair):
+    """The next solve for an open ``pair``: one end pinned where the other is where the free
+    optimum put it (it may close many pairs at once), else both; ``None``: asked already."""
+    best = min(module.pairs.items(), key=lambda item: item[1][0], default=None)
+    u, v = pair
+    for ask in ((("exit", v) if best is not None and best[0][0] == u and v is not None else None),
+                (("entry", u) if best is not None and best[0][1] == v and u is not None else None),
+                ("pair", pair)):
+        if ask is not None and ask not in module.asked:
+            return ask
+    return None
+
+
+def solved_bound(result: Result) -> float | None:
+    """What a solve proved: its optimum, else its bound."""
+    return result.objective if result.quality is Quality.OPTIMAL else result.bound

@@ -158,7 +158,9 @@ def test_modules_too_large_to_prove_are_solved_once_in_chain_order(problem):
     finally:
         series.MAX_MODULE_TASKS = kept
     optimum = _exact(problem)
-    assert found.solves >= found.modules        # (each module once in the chain pass, then the pairs asked)
+    # (each module once in the chain pass, unless one alike was solved with its entry on the
+    # same device: its schedule is carried over; then the pairs asked)
+    assert 1 <= found.solves
     assert 0 <= found.bound <= optimum + 1e-6
     assert found.schedules      # (the chain pass's pairs agree at every cut: they stitch)
     for schedule in found.schedules:
@@ -200,3 +202,29 @@ def test_modules_alike_are_bounded_by_one_solve_of_their_least_part():
     assert [len(part.tasks) for part in asked if part.name.endswith("windows alike")] == [5]
     assert asked[0].name.endswith("windows alike") and asked[0].tasks[-1].endswith("~twin")
     assert found.bound <= _exact(problem) + 1e-6
+
+
+def test_a_module_alike_one_solved_with_the_same_entry_takes_its_schedule():
+    import schedkit.auto.series as series
+
+    problem = _chain_of_four()
+    asked = []
+
+    def solve(part, seconds):
+        asked.append(part.name)
+        return _solve(part, seconds)
+
+    kept = series.MAX_MODULE_TASKS, series.CLASS_SHARE
+    series.MAX_MODULE_TASKS, series.CLASS_SHARE = 0, 0.0    # (the chain pass alone, then the pairs)
+    try:
+        found = series_search(problem, solve, 60, MOIRAI.timing_rules(problem), blocks=MOIRAI.blocks)
+    finally:
+        series.MAX_MODULE_TASKS, series.CLASS_SHARE = kept
+    numbers = [int(name.rsplit("series", 1)[1]) for name in asked]
+    chain_pass = numbers[:next((k for k in range(1, len(numbers)) if numbers[k] <= numbers[k - 1]), len(numbers))]
+    # (the diamonds are alike and each enters on the device the one before left: after the
+    # first, their schedules are carried over, not solved)
+    assert chain_pass[:2] == [1, 2] and len(chain_pass) < found.modules
+    assert found.schedules
+    for schedule in found.schedules:
+        assert not violations(problem, schedule, MOIRAI.blocks)
