@@ -66,11 +66,17 @@ def spine_bound(problem: Problem, blocks: list, rules: TimingRules, seconds: flo
     found = found if found is not None else spine(problem) if applies(problem, rules) else None
     if found is None:
         return None
-    floors = [part_floor(window_part(problem, found, t), blocks) for t in range(len(found.windows))]
     deadline = None if seconds is None else began + seconds
-    # (a window of one task is bounded exactly by its floor; the classes that hold the most
-    # tasks gain the most)
-    classes = sorted((c for c in alike(problem, found.windows, found.entries) if 1 < len(found.windows[c[0][0]]) <= RELAX_MAX_TASKS),
+    floors = []
+    for t, window in enumerate(found.windows):
+        if deadline is not None and time.perf_counter() > deadline:
+            return sum(floors)      # (the windows bounded so far: fewer windows, a smaller sum)
+        # (a window of one task lasts at least that task's least duration: no part to make)
+        floors.append(problem.min_duration[window[0]] if len(window) == 1 else
+                      part_floor(window_part(problem, found, t), blocks))
+    # (the classes that hold the most tasks gain the most)
+    classes = sorted((c for c in alike(problem, found.windows, found.entries)
+                      if 1 < len(found.windows[c[0][0]]) <= RELAX_MAX_TASKS),
                      key=lambda c: -len(c) * len(found.windows[c[0][0]]))
     weights = [len(c) * len(found.windows[c[0][0]]) for c in classes]
     for k, members in enumerate(classes):
