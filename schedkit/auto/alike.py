@@ -69,11 +69,12 @@ def _shape(problem: Problem, tasks: list[int], entry: int | None) -> tuple[nx.Di
 
 
 def least_part(problem: Problem, windows: list[list[int]], entries: list[int | None],
-               members: list[tuple[int, dict[int, int]]]) -> Problem:
+               members: list[tuple[int, dict[int, int]]], pins: dict[int, list[int]] | None = None) -> Problem:
     """A part whose optimum is at most every member's: the first member's part with the least
     duration on each device and the least data of each edge over the members of a class of
     :func:`alike`, and no memory (a schedule of a member's part is one of this part, each task
-    and transfer as long or shorter, left to move earlier).
+    and transfer as long or shorter, left to move earlier). ``pins``: the first member's tasks
+    (or the pivot whose twin opens it) kept to these devices.
 
     Examples
     --------
@@ -88,10 +89,11 @@ def least_part(problem: Problem, windows: list[list[int]], entries: list[int | N
     sizes = [{(i, j): s for i in windows[t] + [entries[t]] if i is not None for j, s in problem.succs[i]}
              for t, _ in members]
     tasks = []
+    pins = pins or {}
     for i in first:
         row = task_row(problem, i)
         row["durations"] = {problem.devices[d]: min(problem.durations[to[i]][d] for _, to in members)
-                            for d in problem.allowed[i]}
+                            for d in problem.allowed[i] if d in pins.get(i, problem.allowed[i])}
         tasks.append({key: value for key, value in row.items() if "memory" not in key})
     inside = set(first)
     edges = [edge_row(problem, problem.tasks[i], problem.tasks[j],
@@ -99,7 +101,8 @@ def least_part(problem: Problem, windows: list[list[int]], entries: list[int | N
              for i in first for j, _ in problem.succs[i] if j in inside]
     if entry is not None:
         twin = problem.tasks[entry] + TWIN
-        tasks.append({"name": twin, "durations": {problem.devices[d]: 0.0 for d in problem.allowed[entry]}})
+        tasks.append({"name": twin, "durations": {problem.devices[d]: 0.0 for d in problem.allowed[entry]
+                                                  if d in pins.get(entry, problem.allowed[entry])}})
         edges += [edge_row(problem, twin, problem.tasks[j],
                            _least_data(problem, [size[entries[t], to[j]] for (t, to), size in zip(members, sizes)]))
                   for j, _ in problem.succs[entry] if j in inside]

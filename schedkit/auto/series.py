@@ -29,7 +29,7 @@ Modules of more than :data:`MAX_MODULE_TASKS` tasks (up to :data:`MAX_CHAIN_TASK
 too long to prove free: each is bounded by its placement relaxation
 (:mod:`schedkit.auto.relaxation`); modules alike (an Inception network's repeated modules,
 :mod:`schedkit.auto.alike`) are proven free once per class, on the least part, which bounds
-every member (:func:`_class_pass`); then each is solved once in chain order with its entry pinned
+every member (:func:`~schedkit.auto.series_alike.class_pass`); then each is solved once in chain order with its entry pinned
 where the module before it ended (:func:`_chain_pass`), which gives a chain of agreeing
 pairs; the program's rounds follow. In every round, a pair the program asks is first bounded
 by its part's relaxation (a tenth of a solve), and solved only when the program still asks
@@ -69,17 +69,18 @@ from typing import Callable
 from schedkit.errors import SchedkitError
 from schedkit.numerics import closed
 from schedkit.problem import Problem
-from schedkit.problem.bounds import formulation_bound, lower_bound, split_bound
-from schedkit.problem.series_cuts import TWIN, chain_cuts, modules
-from schedkit.auto.alike import alike, carried, least_part
+from schedkit.problem.series_cuts import chain_cuts, modules
+from schedkit.auto.alike import alike
+from schedkit.auto.part_bound import part_floor
+from schedkit.auto.series_alike import carry, class_pass, kinds, relax_alike
 from schedkit.auto.relaxation import relaxation_bound
 from schedkit.auto.series_chain import (Module, is_closed, learn, least, next_ask, pair_of, program,
-                                        raise_pairs, schedules, solved_bound)
+                                        raise_pairs, schedules)
 from schedkit.reductions.subproblem import module_part
-from schedkit.schedule import Quality, Result, Schedule
+from schedkit.schedule import Result, Schedule
 from schedkit.timing import TimingRules
 
-__all__ = ["SeriesFound", "series_search", "part_floor"]
+__all__ = ["SeriesFound", "series_search"]
 
 #: A module's solve is given at least this many seconds (the exact race's start-up).
 LEAST_SECONDS = 0.5
@@ -93,9 +94,6 @@ MAX_MODULE_TASKS = 24
 #: relaxations: CP-SAT finds an Inception-v4 module's best window (0.645 s) in 2 s and
 #: proves it in 10 s.
 MAX_CHAIN_TASKS = 64
-#: The share of the time left for the solves of modules alike (:func:`_class_pass`): the
-#: rest goes to the chain pass, which solves every module once for a schedule.
-CLASS_SHARE = 0.4
 #: A module's placement relaxation stops after this many seconds with the bound it proved
 #: (Inception-v4's modules of 33 tasks: 0.1-0.5 s each, free or pinned, on 2 shared cores).
 RELAX_SECONDS = 2.0
@@ -183,10 +181,9 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
         found.solves += result is not None
         module.free = floor
         learn(problem, module, result, None, floor)
+    classes = alike(problem, [m.tasks for m in chain], [m.entry if m.twin else None for m in chain])
     if solve is not None and largest > MAX_MODULE_TASKS:
-        entries = [m.entry if m.twin else None for m in chain]
-        classes = alike(problem, [m.tasks for m in chain], entries)
-        found.solves += _class_pass(problem, chain, classes, solve, deadline, blocks)
+        found.solves += class_pass(problem, chain, classes, solve, deadline, blocks, LEAST_SECONDS)
         found.solves += _chain_pass(problem, chain, solve, deadline, blocks, took, classes, rules)
     out_of_time = False
     while True:
@@ -199,8 +196,12 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
             # (an ask's relaxation first, a tenth of its solve: the chain then moves off pairs
             # whose relaxation already says they are dear, and fewer are solved)
             for t, ask in fresh:
-                chain[t].relaxed.add(ask)
-                raise_pairs(problem, chain[t], ask, _relaxed(problem, chain[t], t, ask, blocks, relax))
+                if ask in chain[t].relaxed:     # (a module alike was relaxed for it)
+                    continue
+                for m, bound in relax_alike(problem, chain, classes, t, ask, blocks, relax, RELAX_SECONDS,
+                                            lambda: _relaxed(problem, chain[t], t, ask, blocks, relax)):
+                    chain[m].relaxed.add(ask)
+                    raise_pairs(problem, chain[m], ask, bound)
             continue
         if not asks or out_of_time or solve is None:
             # (the chain's pairs closed, or solved as far as their time allowed; the pinned
@@ -222,34 +223,6 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
     return found
 
 
-def _class_pass(problem: Problem, chain: list[Module], classes: list, solve, deadline: float,
-                blocks: list | None) -> int:
-    """Modules alike (:mod:`schedkit.auto.alike`) solved once, both ends free, on their class's
-    least part, whose bound bounds every member and all its pairs: classes of two modules or
-    more, the most tasks first, in :data:`CLASS_SHARE` of the time left (each by its tasks).
-    Returns the number of solves."""
-    entries = [m.entry if m.twin else None for m in chain]
-    classes = sorted((c for c in classes if len(c) > 1 and len(chain[c[0][0]].tasks) > 1),
-                     key=lambda c: -len(c) * len(chain[c[0][0]].tasks))
-    weights = [len(c) * len(chain[c[0][0]].tasks) for c in classes]
-    end = time.perf_counter() + CLASS_SHARE * (deadline - time.perf_counter())
-    solves = 0
-    for k, members in enumerate(classes):
-        left = end - time.perf_counter()
-        if left < LEAST_SECONDS:
-            break
-        part = least_part(problem, [m.tasks for m in chain], entries, members)
-        try:
-            result = solve(part, max(LEAST_SECONDS, left * weights[k] / sum(weights[k:])))
-        except SchedkitError:
-            continue
-        solves += 1
-        if result.quality is not Quality.INFEASIBLE:
-            bound = max(part_floor(part, blocks), solved_bound(result) or 0.0)
-            for t, _ in members:
-                chain[t].free = max(chain[t].free, bound)
-                raise_pairs(problem, chain[t], None, bound)
-    return solves
 
 
 def _chain_pass(problem: Problem, chain: list[Module], solve, deadline: float, blocks: list | None,
@@ -262,7 +235,7 @@ def _chain_pass(problem: Problem, chain: list[Module], solve, deadline: float, b
     its entry on the same device takes that schedule, carried over
     (:func:`~schedkit.auto.alike.carried`), instead of a solve. Returns the number of solves."""
     weights = [len(m.tasks) ** 2 for m in chain]
-    kind = {t: (k, to) for k, members in enumerate(classes) for t, to in members}
+    kind = kinds(classes)
     solved: dict = {}   # (class, ask) -> the module solved for it and its schedule
     solves, before = 0, None
     for t, module in enumerate(chain):
@@ -271,7 +244,7 @@ def _chain_pass(problem: Problem, chain: list[Module], solve, deadline: float, b
             break
         ask = ("entry", before) if before is not None and module.entry is not None else None
         if (kind[t][0], ask) in solved:
-            schedule = _carry(problem, chain, kind, t, ask, *solved[kind[t][0], ask], rules)
+            schedule = carry(problem, chain, kind, t, ask, *solved[kind[t][0], ask], rules)
             if schedule is not None:
                 pair = pair_of(problem, module, schedule)
                 if schedule.makespan < module.pairs.get(pair, (math.inf,))[0]:
@@ -289,23 +262,6 @@ def _chain_pass(problem: Problem, chain: list[Module], solve, deadline: float, b
         if done:
             solved[kind[t][0], ask] = (t, result.schedule)
     return solves
-
-
-def _carry(problem: Problem, chain: list[Module], kind: dict, t: int, ask, source: int, schedule: Schedule,
-           rules: TimingRules) -> Schedule | None:
-    """The schedule of module ``source``'s part with the ends of ``ask`` pinned, carried onto
-    module ``t``'s (a module alike it)."""
-    first_to_t, first_to_source = kind[t][1], kind[source][1]
-    to_source = {first_to_t[f]: s for f, s in first_to_source.items()}
-    module, other = chain[t], chain[source]
-    u = ask[1] if ask is not None else None
-    try:
-        part = module_part(problem, module.tasks, f"{problem.name}/series{t + 1}", module.entry, module.exit,
-                           module.twin, u, None)
-    except SchedkitError:
-        return None
-    twins = (problem.tasks[other.entry] + TWIN, problem.tasks[module.entry] + TWIN) if module.twin else None
-    return carried(problem, part, schedule, to_source, twins, rules)
 
 
 
@@ -326,18 +282,6 @@ def _relaxed(problem: Problem, module: Module, t: int, ask, blocks: list | None,
 
 
 
-def part_floor(part: Problem, blocks: list | None) -> float:
-    """A part's bound without a solver: the problem's bounds for the formulation
-    (:func:`~schedkit.problem.bounds.formulation_bound`: critical path, load, ...) and, where
-    the formulation delays edges by their data, :func:`~schedkit.problem.bounds.split_bound`.
-    Summed over the modules they exceed the whole problem's (Inception-v4: 6.85 against 6.27):
-    the critical path of one module and the load of the next both count."""
-    if blocks is None:
-        return max(lower_bound(part), split_bound(part))
-    found = formulation_bound(part, blocks)
-    if any(block.edge_delays() for block in blocks):
-        found = max(found, split_bound(part))
-    return found
 
 
 def _relaxer(problem: Problem, blocks: list | None, rules: TimingRules, deadline: float):

@@ -5,7 +5,7 @@ schedule, so the makespan is at least the sum of their own problems' lower bound
 window's part (:func:`window_part`) holds its tasks and a *twin* of the pivot that opens it:
 a task of duration 0 on any of the pivot's devices that sends the pivot's data to the
 window's tasks, since those transfers too start after the window opens. Its bound is the
-part's combinatorial bound (:func:`~schedkit.auto.series.part_floor`), raised by its
+part's combinatorial bound (:func:`~schedkit.auto.part_bound.part_floor`), raised by its
 placement relaxation (:mod:`schedkit.auto.relaxation`) while time is left, larger windows
 first.
 
@@ -32,7 +32,8 @@ import time
 
 from schedkit.auto.alike import alike, least_part
 from schedkit.auto.relaxation import MAX_TASKS as RELAX_MAX_TASKS, relaxation_bound
-from schedkit.auto.series import MAX_CHAIN_TASKS, part_floor
+from schedkit.auto.part_bound import part_floor
+from schedkit.auto.series import MAX_CHAIN_TASKS
 from schedkit.problem import Problem
 from schedkit.problem.series_cuts import TWIN, chain_cuts, modules
 from schedkit.problem.spine import Spine, spine

@@ -12,6 +12,8 @@ from schedkit.problem.bounds import lower_bound, split_bound
 from schedkit.semantics import get_formulation
 from schedkit.validate import violations
 
+from helpers.series_cases import chain_of_four
+
 MOIRAI = get_formulation("moirai")
 
 
@@ -102,7 +104,7 @@ def test_a_graph_without_a_cut_has_no_series():
 
 
 def test_auto_under_ports_takes_the_series_bound_and_names_it():
-    problem = _chain_of_four()
+    problem = chain_of_four()
     schedule = schedkit.solve(problem, "auto", formulation="moirai", time_limit=30, threads=1)
     phases = {p["phase"]: p for p in schedule.phases}
     assert "skipped" in phases["bridge_dp"]["note"] and "series" in phases
@@ -112,23 +114,11 @@ def test_auto_under_ports_takes_the_series_bound_and_names_it():
 
 
 def test_where_bridge_dp_applies_the_series_search_is_skipped():
-    schedule = schedkit.solve(_chain_of_four(), "auto", formulation="latency", time_limit=30, threads=1)
+    schedule = schedkit.solve(chain_of_four(), "auto", formulation="latency", time_limit=30, threads=1)
     phases = [p["phase"] for p in schedule.phases]
     assert "bridge_dp" in phases and "series" not in phases
 
 
-def _chain_of_four():
-    """Four diamonds in a row on three devices: transfers that queue for ports."""
-    devices = [{"name": f"d{k}"} for k in range(3)]
-    links = [{"src": f"d{u}", "dst": f"d{v}", "bandwidth": 2} for u in range(3) for v in range(u + 1, 3)]
-    tasks, edges = [{"name": "a0", "durations": {"d0": 1, "d1": 2, "d2": 2}}], []
-    for k in range(4):
-        for j, (x, y, z) in enumerate([(3, 4, 5), (4, 3, 5), (5, 5, 3)]):
-            tasks.append({"name": f"m{k}{j}", "durations": {"d0": x, "d1": y, "d2": z}})
-            edges += [{"src": f"a{k}", "dst": f"m{k}{j}", "size": 1 + j},
-                      {"src": f"m{k}{j}", "dst": f"a{k + 1}", "size": 2}]
-        tasks.append({"name": f"a{k + 1}", "durations": {"d0": 1, "d1": 1, "d2": 2}})
-    return Problem.from_dict({"devices": devices, "links": links, "tasks": tasks, "edges": edges})
 
 
 @settings(max_examples=10, deadline=None)
@@ -171,7 +161,7 @@ def test_modules_too_large_to_prove_are_solved_once_in_chain_order(problem):
 def test_relaxations_raise_the_bound_of_modules_too_large_to_solve():
     import schedkit.auto.series as series
 
-    problem = _chain_of_four()
+    problem = chain_of_four()
     kept = series.MAX_MODULE_TASKS, series.MAX_CHAIN_TASKS
     series.MAX_MODULE_TASKS = series.MAX_CHAIN_TASKS = 0
     try:
@@ -185,7 +175,7 @@ def test_relaxations_raise_the_bound_of_modules_too_large_to_solve():
 def test_modules_alike_are_bounded_by_one_solve_of_their_least_part():
     import schedkit.auto.series as series
 
-    problem = _chain_of_four()
+    problem = chain_of_four()
     asked = []
 
     def solve(part, seconds):
@@ -207,19 +197,21 @@ def test_modules_alike_are_bounded_by_one_solve_of_their_least_part():
 def test_a_module_alike_one_solved_with_the_same_entry_takes_its_schedule():
     import schedkit.auto.series as series
 
-    problem = _chain_of_four()
+    problem = chain_of_four()
     asked = []
 
     def solve(part, seconds):
         asked.append(part.name)
         return _solve(part, seconds)
 
-    kept = series.MAX_MODULE_TASKS, series.CLASS_SHARE
-    series.MAX_MODULE_TASKS, series.CLASS_SHARE = 0, 0.0    # (the chain pass alone, then the pairs)
+    import schedkit.auto.series_alike as series_alike
+
+    kept = series.MAX_MODULE_TASKS, series_alike.CLASS_SHARE
+    series.MAX_MODULE_TASKS, series_alike.CLASS_SHARE = 0, 0.0    # (the chain pass alone, then the pairs)
     try:
         found = series_search(problem, solve, 60, MOIRAI.timing_rules(problem), blocks=MOIRAI.blocks)
     finally:
-        series.MAX_MODULE_TASKS, series.CLASS_SHARE = kept
+        series.MAX_MODULE_TASKS, series_alike.CLASS_SHARE = kept
     numbers = [int(name.rsplit("series", 1)[1]) for name in asked]
     chain_pass = numbers[:next((k for k in range(1, len(numbers)) if numbers[k] <= numbers[k - 1]), len(numbers))]
     # (the diamonds are alike and each enters on the device the one before left: after the
