@@ -24,10 +24,12 @@ from schedkit.reductions.subproblem import edge_row, spec_data, task_row
 __all__ = ["alike", "least_part", "carried"]
 
 
-def alike(problem: Problem, windows: list[list[int]], entries: list[int | None]) -> list[list[tuple[int, dict[int, int]]]]:
+def alike(problem: Problem, windows: list[list[int]],
+          entries: list[int | None]) -> list[list[tuple[int, dict[int, int]]]]:
     """``windows`` (each opened by the task of ``entries`` whose data it takes, or ``None``) in
-    classes of one shape, each member with the map of the first member's tasks to its own: isomorphic graphs whose tasks allow the same devices and take the same
-    data from the pivot that opens them (networkx's Weisfeiler-Lehman hash, then VF2); only
+    classes of one shape, each member with the map of the first member's tasks to its own:
+    isomorphic graphs whose tasks allow the same devices and take the same data from the
+    task that opens them (networkx's Weisfeiler-Lehman hash, then VF2); only
     durations, memory and data may differ (the layers of a transformer). A window with a
     collocation group is a class of its own.
 
@@ -152,6 +154,8 @@ def carried(problem: Problem, part: Problem, schedule, to_source: dict[int, int]
     device_of = [0] * len(part.tasks)
     for name, k in names.items():
         device_of[k] = device[name]
+        if device_of[k] not in part.allowed[k]:     # (a pinned end the map sends elsewhere)
+            return None
     try:
         return stitch(part, device_of, orders_by_start(part, schedule, names), schedule.method, rules)
     except SchedkitError:

@@ -29,8 +29,8 @@ Modules of more than :data:`MAX_MODULE_TASKS` tasks (up to :data:`MAX_CHAIN_TASK
 too long to prove free: each is bounded by its placement relaxation
 (:mod:`schedkit.auto.relaxation`); modules alike (an Inception network's repeated modules,
 :mod:`schedkit.auto.alike`) are proven free once per class, on the least part, which bounds
-every member (:func:`~schedkit.auto.series_alike.class_pass`); then each is solved once in chain order with its entry pinned
-where the module before it ended (:func:`_chain_pass`), which gives a chain of agreeing
+every member (:func:`~schedkit.auto.series_alike.class_pass`); then each is solved once in
+chain order with its entry pinned where the module before it ended (:func:`_chain_pass`), which gives a chain of agreeing
 pairs; the program's rounds follow. In every round, a pair the program asks is first bounded
 by its part's relaxation (a tenth of a solve), and solved only when the program still asks
 for it.

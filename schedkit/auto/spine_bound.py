@@ -22,7 +22,8 @@ Examples
 >>> p = Problem.load("examples/tiny.yaml")
 >>> f = get_formulation("moirai")
 >>> from schedkit.problem.bounds import formulation_bound
->>> round(formulation_bound(p, list(f.blocks)), 4), round(spine_bound(p, list(f.blocks), f.timing_rules(p), 10), 4)   # optimum 4.5163
+>>> blocks, rules = list(f.blocks), f.timing_rules(p)
+>>> round(formulation_bound(p, blocks), 4), round(spine_bound(p, blocks, rules, 10), 4)   # optimum 4.5163
 (3.4826, 4.3163)
 """
 

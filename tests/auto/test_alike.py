@@ -1,7 +1,7 @@
 """Windows alike: one class per shape, and a least part no slower than any member."""
 
 from schedkit import Problem
-from schedkit.auto.alike import alike, least_part
+from schedkit.auto.alike import alike, carried, least_part
 from schedkit.auto.spine_bound import spine_bound
 from schedkit.problem.bounds import formulation_bound
 from schedkit.problem.spine import spine
@@ -51,3 +51,18 @@ def test_the_least_part_takes_each_pairs_least_transfer_and_duration():
 def test_a_window_with_a_collocation_group_is_a_class_of_its_own():
     p = _pairs(colocate=True)
     assert [[t for t, _ in c] for c in alike(p, [[0, 1], [2, 3]], [None, None])] == [[0], [1]]
+
+
+def test_a_schedule_is_carried_only_onto_devices_the_part_allows():
+    from schedkit.methods import METHODS
+    from schedkit.reductions.subproblem import sub_problem
+
+    p = _pairs()
+    source = sub_problem(p, [0, 1], "source")
+    schedule = METHODS.get("heft")().solve(source)
+    mine = sub_problem(p, [2, 3], "mine")
+    moved = carried(p, mine, schedule, {2: 0, 3: 1}, None)
+    devices = {r.task: r.device for r in schedule.tasks}
+    assert [(r.task, r.device) for r in moved.tasks] == [("a1", devices["a0"]), ("b1", devices["b0"])]
+    pinned = sub_problem(p, [2, 3], "pinned", pins={2: [1 - p.device_index[devices["a0"]]]})
+    assert carried(p, pinned, schedule, {2: 0, 3: 1}, None) is None
