@@ -168,7 +168,8 @@ def test_durations_by_device_kind_equal_the_full_table(devices, tasks, memory):
     assert kinds is not None and (kinds[1][:, kinds[0]] == table[:, device_type]).all()
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# (many drawn files key durations by a type or a device the platform lacks: filtered out)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(st.lists(st.tuples(st.sampled_from(["a", "b", "c", None]), st.sampled_from([None, 1.0, 5.0])),
                 min_size=1, max_size=7),
        st.lists(st.tuples(st.dictionaries(st.sampled_from(["a", "b", "c", "d0", "d3"]),
