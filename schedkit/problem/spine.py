@@ -87,7 +87,7 @@ def spine(problem: Problem) -> Spine | None:
     if n == 0 or n > MAX_TASKS:
         return None
     order = problem.topological_order
-    before, after = _closures(problem, order)
+    before, after = _closures(problem)
     left_out = n - 1 - before.sum(axis=1) - after.sum(axis=1)
     ranked = sorted((v for v in range(n) if left_out[v] <= MOST_LEFT_OUT * n), key=lambda v: left_out[v])
     if not ranked:
@@ -111,20 +111,17 @@ def spine(problem: Problem) -> Spine | None:
     return Spine(pivots, windows, entries)
 
 
-def _closures(problem: Problem, order: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """``before[v, u]``: ``u`` is an ancestor of ``v``; ``after[v, w]``: a descendant."""
+def _closures(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """``before[v, u]``: ``u`` is an ancestor of ``v``; ``after[v, w]``: a descendant (the
+    problem's closure bit sets as rows of booleans, for the estimate's matrix products)."""
     n = len(problem.tasks)
-    before = np.zeros((n, n), dtype=bool)
-    after = np.zeros((n, n), dtype=bool)
-    for v in order:
-        for u, _ in problem.preds[v]:
-            before[v] |= before[u]
-            before[v, u] = True
-    for v in reversed(order):
-        for w, _ in problem.succs[v]:
-            after[v] |= after[w]
-            after[v, w] = True
-    return before, after
+    width = (n + 7) // 8
+
+    def rows(bit_sets: list[int]) -> np.ndarray:
+        packed = np.frombuffer(b"".join(b.to_bytes(width, "little") for b in bit_sets), dtype=np.uint8)
+        return np.unpackbits(packed.reshape(n, width), axis=1, count=n, bitorder="little").astype(bool)
+
+    return rows(problem.ancestors), rows(problem.descendants)
 
 
 def _least_durations(problem: Problem) -> tuple[np.ndarray, float]:
@@ -160,12 +157,8 @@ def _best_chain(problem: Problem, order: list[int], candidates: list[int], befor
             np.maximum(path[v], path[u] + least[v], out=path[v])
         if v in index:
             path[v, index[v]] = 0.0
-    ahead = np.zeros(len(order))      # (longest path ending with each task, its duration in)
-    for v in order:
-        ahead[v] = least[v] + max((ahead[u] for u, _ in problem.preds[v]), default=0.0)
-    behind = np.zeros(len(order))     # (longest path after each task, its duration out)
-    for v in reversed(order):
-        behind[v] = max((least[w] + behind[w] for w, _ in problem.succs[v]), default=0.0)
+    ahead = np.array(problem.heads) + least     # (longest path ending with each task, its duration in)
+    behind = np.array(problem.tails)            # (longest path after each task)
     ups = before[candidates].astype(float)
     downs = after[candidates].astype(float)
     own = least[candidates]
