@@ -5,26 +5,20 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from schedkit import Problem, ProblemError
+from schedkit import Problem
 from schedkit.auto.relaxation import MAX_TASKS, relaxation_bound
 from schedkit.problem.bounds import formulation_bound, lower_bound
 from schedkit.semantics import get_formulation
 from schedkit.testing.strategies import problems
 from schedkit.timing import TimingRules
 
-from helpers.optima import proven_optimum
-
-#: Transfers as delays (latency), queued on ports (moirai), queued on channels (fdjssp).
-FORMULATIONS = ("latency", "moirai", "fdjssp")
+from helpers.optima import FORMULATIONS, built, proven_optimum
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(max_tasks=7, max_devices=3, channels=True, transfer_times=True), st.sampled_from(FORMULATIONS))
 def test_never_above_the_proven_optimum(data, name):
-    try:
-        problem = Problem.from_dict(data)
-    except ProblemError:
-        assume(False)
+    problem = built(data)
     formulation = get_formulation(name)
     optimum = proven_optimum(problem, name)
     assume(optimum is not None)

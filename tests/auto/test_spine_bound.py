@@ -5,7 +5,6 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from schedkit import Problem, ProblemError
 from schedkit.auto.spine_bound import spine_bound, spine_phase, window_part
 from schedkit.auto.state import Incumbent
 from schedkit.problem.bounds import formulation_bound
@@ -13,20 +12,14 @@ from schedkit.problem.spine import spine
 from schedkit.semantics import get_formulation
 from schedkit.testing.strategies import problems
 
-from helpers.optima import proven_optimum
+from helpers.optima import FORMULATIONS, built, proven_optimum
 from helpers.spine_cases import layers
-
-#: Transfers as delays (latency), queued on ports (moirai), queued on channels (fdjssp).
-FORMULATIONS = ("latency", "moirai", "fdjssp")
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(max_tasks=8, max_devices=3, channels=True, transfer_times=True), st.sampled_from(FORMULATIONS))
 def test_never_above_the_proven_optimum(data, name):
-    try:
-        problem = Problem.from_dict(data)
-    except ProblemError:
-        assume(False)
+    problem = built(data)
     formulation = get_formulation(name)
     bound = spine_bound(problem, list(formulation.blocks), formulation.timing_rules(problem), 30)
     assume(bound is not None)

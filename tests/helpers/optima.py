@@ -1,7 +1,20 @@
 """Proven optima of small problems, for tests of lower bounds."""
 
-from schedkit import Problem
+from hypothesis import assume
+
+from schedkit import Problem, ProblemError
 from schedkit.methods import METHODS
+
+#: Transfers as delays (latency), queued on ports (moirai), queued on channels (fdjssp).
+FORMULATIONS = ("latency", "moirai", "fdjssp")
+
+
+def built(data: dict) -> Problem:
+    """The problem of a drawn file; the example is skipped where the file is not a valid problem."""
+    try:
+        return Problem.from_dict(data)
+    except ProblemError:
+        assume(False)
 
 
 def proven_optimum(problem: Problem, formulation: str) -> float | None:
