@@ -71,13 +71,15 @@ def spine_bound(problem: Problem, blocks: list, rules: TimingRules, seconds: flo
     if found is None:
         return None
     deadline = None if seconds is None else began + seconds
-    floors = []
+    floors, parts = [], {}
     for t, window in enumerate(found.windows):
         if deadline is not None and time.perf_counter() > deadline:
             return sum(floors)      # (the windows bounded so far: fewer windows, a smaller sum)
-        # (a window of one task lasts at least that task's least duration: no part to make)
-        floors.append(problem.min_duration[window[0]] if len(window) == 1 else
-                      part_floor(window_part(problem, found, t), blocks))
+        if len(window) == 1:        # (a window of one task lasts at least that task's least duration)
+            floors.append(problem.min_duration[window[0]])
+            continue
+        parts[t] = window_part(problem, found, t)
+        floors.append(part_floor(parts[t], blocks))
     # (the classes that hold the most tasks gain the most)
     classes = sorted((c for c in alike(problem, found.windows, found.entries)
                       if 1 < len(found.windows[c[0][0]]) <= RELAX_MAX_TASKS),
@@ -89,9 +91,12 @@ def spine_bound(problem: Problem, blocks: list, rules: TimingRules, seconds: flo
             limit = min(limit, (deadline - time.perf_counter()) * weights[k] / sum(weights[k:]))
             if limit <= 0:
                 break
-        part = least_part(problem, found.windows, found.entries, members) if len(members) > 1 else \
-            window_part(problem, found, members[0][0])
-        bound = relaxation_bound(part, rules, limit, part_floor(part, blocks))
+        if len(members) > 1:
+            part = least_part(problem, found.windows, found.entries, members)
+            floor = part_floor(part, blocks)
+        else:
+            part, floor = parts[members[0][0]], floors[members[0][0]]
+        bound = relaxation_bound(part, rules, limit, floor)
         for t, _ in members:
             floors[t] = max(floors[t], bound)
     return sum(floors)
