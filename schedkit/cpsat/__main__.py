@@ -1,13 +1,15 @@
 """The CP-SAT worker process (see :class:`schedkit.cpsat.worker.Worker`): ``ready``
-once loaded, then a pickled ``(job, stream)`` on stdin; framed messages on stdout: each
-improving solution and each better bound when ``stream`` is true, then the answer."""
+once loaded, then a pickled ``(job, stream)`` on stdin; framed messages on the descriptor
+:data:`~schedkit.cpsat.worker.FRAMES` names (stdout when it names none): each improving
+solution and each better bound when ``stream`` is true, then the answer."""
 
+import os
 import pickle
 import signal
 import sys
 import threading
 
-from schedkit.cpsat.worker import answer, watch_parent, write_message
+from schedkit.cpsat.worker import FRAMES, answer, watch_parent, write_message
 
 watch_parent()  # (first: never outlive the parent, even while OR-Tools loads)
 
@@ -16,7 +18,7 @@ try:  # load OR-Tools while the parent prepares the job (a missing one is said i
 except ImportError:
     pass
 
-out = sys.stdout.buffer
+out = os.fdopen(int(os.environ[FRAMES]), "wb") if FRAMES in os.environ else sys.stdout.buffer
 lock = threading.Lock()  # CP-SAT's threads call back at once: one frame at a time
 
 

@@ -33,6 +33,10 @@ GRACE_SECONDS = 3.0
 PARENT = "SCHEDKIT_CPSAT_PARENT"
 #: Seconds between the worker's looks at whether its parent still lives.
 WATCH_SECONDS = 0.2
+#: Environment variable that gives the worker the descriptor its frames go to.
+FRAMES = "SCHEDKIT_CPSAT_FRAMES"
+#: No frame is larger (a corrupted length would otherwise ask for exabytes).
+LARGEST_FRAME = 1 << 34
 #: Set in the worker when the parent asked it to stop before its search began.
 STOP = threading.Event()
 
@@ -101,7 +105,7 @@ def solve_job(job: Job, emit=None, emit_bound=None) -> Answer:
     params.num_workers = job.workers
     params.random_seed = job.seed
     params.log_search_progress = job.verbose
-    if job.verbose:  # stdout carries the answer: the log goes to stderr
+    if job.verbose:  # (the log goes to stderr, where a terminal shows it)
         params.log_to_stdout = False
         solver.log_callback = lambda line: print(line, file=sys.stderr)
 
@@ -157,26 +161,38 @@ class Worker:
 
     The worker is ``python -m schedkit.cpsat`` with this process's import path: it
     says ``ready`` once loaded, reads the pickled job on stdin and writes framed messages on
-    stdout (:func:`write_message`: improving solutions and bounds when asked, then the
+    a pipe of their own (:func:`write_message`: improving solutions and bounds when asked, then the
     answer); it never re-imports the caller's main module, as ``multiprocessing`` would. A
     worker solves one job; :meth:`close` ends one that was never used.
     """
 
     def __init__(self, verbose: bool = False):
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), PARENT: str(os.getpid())}
+        frames, ours = os.pipe()
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), PARENT: str(os.getpid()),
+               FRAMES: str(ours)}
         # (its own process group: a Ctrl-C on the terminal reaches this process alone, which
-        # stops the worker when it wants its answer; the worker ends itself when this process dies)
-        self.process = subprocess.Popen([sys.executable, "-m", "schedkit.cpsat"], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=None if verbose else subprocess.PIPE,
-                                        env=env, process_group=0)
+        # stops the worker when it wants its answer; the worker ends itself when this process dies.
+        # ``-P``: no working directory on its import path, where a user's ``grp.py`` or
+        # ``signal.py`` would replace the standard module. The frames have a pipe of their
+        # own: what anything else prints on the worker's stdout joins its stderr.)
+        try:
+            self.process = subprocess.Popen([sys.executable, "-P", "-m", "schedkit.cpsat"], stdin=subprocess.PIPE,
+                                            stdout=2 if verbose else subprocess.PIPE,
+                                            stderr=None if verbose else subprocess.STDOUT,
+                                            env=env, process_group=0, pass_fds=(ours,))
+        except BaseException:
+            os.close(frames)
+            raise
+        finally:
+            os.close(ours)
         self.messages: queue.Queue = queue.Queue()
         self.loaded = threading.Event()
         self.errors: list[bytes] = []
-        self.threads = [threading.Thread(target=_receive, args=(self.process.stdout, self.messages, self.loaded),
+        self.threads = [threading.Thread(target=_receive, args=(os.fdopen(frames, "rb"), self.messages, self.loaded),
                                          daemon=True)]
-        if self.process.stderr is not None:
-            stderr = self.process.stderr
-            self.threads.append(threading.Thread(target=lambda: self.errors.append(stderr.read()), daemon=True))
+        if self.process.stdout is not None:
+            output = self.process.stdout
+            self.threads.append(threading.Thread(target=lambda: self.errors.append(output.read()), daemon=True))
         for thread in self.threads:
             thread.start()
 
@@ -226,15 +242,22 @@ class Worker:
                     bounded(reply)
             else:
                 break
-        process.wait()
+        if kind == "end":  # (the stream ended or broke: a worker still running is not awaited)
+            try:
+                process.wait(timeout=GRACE_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.close()
+        else:
+            process.wait()
         if kind == "end" and grace is not None:
             return None  # (stopped before it had anything to say)
-        if kind == "end":  # the worker died before it answered
+        if kind == "end":  # the worker died before it answered, or its frames broke
             for thread in self.threads[1:]:
                 thread.join(timeout=1)
             last = b"".join(self.errors).decode(errors="replace").strip().splitlines()[-1:] or [""]
+            said = reply or (last[0] and f": {last[0]}")
             raise SolverError(f"the CP-SAT worker stopped without an answer (exit code {process.returncode})"
-                              + (f": {last[0]}" if last[0] else ""))
+                              + (said or ""))
         if reply.error is not None:
             raise SolverError(reply.error)
         return reply
@@ -283,20 +306,29 @@ def _send(stream, data: bytes) -> None:
 
 def _receive(stream, messages: queue.Queue, loaded: threading.Event) -> None:
     """Put every framed message of ``stream`` on ``messages`` (``ready`` sets ``loaded``
-    instead), then ``("end", None)``."""
+    instead), then ``("end", why)``: ``why`` is ``None`` at the stream's end, a phrase where
+    a frame could not be read."""
+    why = None
     try:
-        while True:
-            head = stream.read(8)
-            if len(head) < 8:
-                break
-            message = pickle.loads(stream.read(struct.unpack("<Q", head)[0]))
-            if message[0] == "ready":
-                loaded.set()
-            else:
-                messages.put(message)
-    except (OSError, EOFError, pickle.UnpicklingError):
+        with stream:
+            while True:
+                head = stream.read(8)
+                if len(head) < 8:
+                    break
+                size = struct.unpack("<Q", head)[0]
+                if size > LARGEST_FRAME:
+                    why = f": its reply is not a frame (a length of {size} bytes)"
+                    break
+                message = pickle.loads(stream.read(size))
+                if message[0] == "ready":
+                    loaded.set()
+                else:
+                    messages.put(message)
+    except (OSError, EOFError):
         pass
-    messages.put(("end", None))
+    except Exception as exc:  # noqa: BLE001 - a broken frame ends the answer, said in one line
+        why = f": its reply cannot be read ({type(exc).__name__})"
+    messages.put(("end", why))
 
 
 class Spare:

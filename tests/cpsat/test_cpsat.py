@@ -181,6 +181,32 @@ def test_a_worker_that_dies_is_named_in_one_line():
         worker.solve(job)
 
 
+#: A module that prints as it is imported, named as a standard module the worker imports
+#: (``subprocess`` imports ``grp``): it stands for any library that writes on stdout.
+CHATTY_GRP = "print('not a frame of the worker ' * 1000)\n"
+
+
+def test_the_worker_answers_from_a_folder_whose_files_shadow_standard_modules(tmp_path, monkeypatch):
+    from schedkit.cpsat import Worker
+
+    job = make_job(Problem.load("examples/ft06.json"), get_formulation("jssp"), None, time_limit=60)
+    (tmp_path / "grp.py").write_text(CHATTY_GRP)
+    monkeypatch.chdir(tmp_path)          # (a user's folder: the worker must not import from it)
+    answer = Worker().solve(job)
+    assert answer.status == "OPTIMAL" and answer.objective == 55
+
+
+def test_what_the_worker_prints_on_stdout_is_not_read_as_its_reply(tmp_path, monkeypatch):
+    from schedkit.cpsat import Worker
+
+    (tmp_path / "grp.py").write_text(CHATTY_GRP)
+    monkeypatch.syspath_prepend(str(tmp_path))   # (the worker gets this import path: it prints)
+    job = make_job(Problem.load("examples/ft06.json"), get_formulation("jssp"), None, time_limit=60)
+    found = []
+    answer = Worker().solve(job, improving=found.append)
+    assert answer.status == "OPTIMAL" and answer.objective == 55 and found
+
+
 def test_a_spare_worker_waits_loaded_for_the_next_solve():
     from schedkit.cpsat.worker import SPARE
 
