@@ -43,7 +43,7 @@ from schedkit.problem.spine import Spine, spine
 from schedkit.reductions.subproblem import edge_row, sub_problem
 from schedkit.timing import TimingRules
 
-__all__ = ["spine_bound", "spine_phase", "window_part", "applies", "CLASS_SECONDS"]
+__all__ = ["spine_bound", "spine_phase", "window_part", "applies", "refusal", "CLASS_SECONDS"]
 
 #: Seconds of placement relaxation for a class of four windows alike or more (a quarter of
 #: it per window below four): the least part of MOIRAI's Transformer's ten attention windows
@@ -102,17 +102,34 @@ def spine_bound(problem: Problem, blocks: list, rules: TimingRules, seconds: flo
     return sum(floors)
 
 
+def refusal(problem: Problem, rules: TimingRules) -> str | None:
+    """Why the ``spine`` phase would bound nothing the other phases do not, in one line, or
+    ``None`` when it runs (cheap: ``auto`` asks before it shares out its time).
+
+    Examples
+    --------
+    >>> from schedkit import Problem
+    >>> from schedkit.semantics import get_formulation
+    >>> p = Problem.load("examples/hetero20.yaml")
+    >>> refusal(p, get_formulation("latency").timing_rules(p))
+    'chain cuts split the graph into modules of at most 64 tasks, which the series phase bounds by their own solves'
+    """
+    if not applies(problem, rules):
+        return ("the windows' bounds do not add up: a workload of several inputs, "
+                "or a formulation that does not order the edges")
+    if _chained(problem):
+        return (f"chain cuts split the graph into modules of at most {MAX_CHAIN_TASKS} "
+                "tasks, which the series phase bounds by their own solves")
+    return None
+
+
 def spine_phase(problem: Problem, state, seconds: float | None, blocks: list, rules: TimingRules) -> None:
     """``auto``'s ``spine`` phase: the spine's bound goes to ``state`` (an
     :class:`~schedkit.auto.state.Incumbent`), which keeps it when it is the best so far."""
-    if not applies(problem, rules):
-        state.skip("spine", "spine", "the windows' bounds do not add up: a workload of several inputs, "
-                                     "or a formulation that does not order the edges")
-        return
     began = time.perf_counter()
-    if _chained(problem):
-        state.skip("spine", "spine", f"chain cuts split the graph into modules of at most {MAX_CHAIN_TASKS} "
-                                     "tasks, which the series phase bounds by their own solves")
+    why = refusal(problem, rules)
+    if why is not None:
+        state.skip("spine", "spine", why)
         return
     state.begin("spine", "spine")
     found = spine(problem)

@@ -15,6 +15,8 @@ from schedkit.generators import layered
 from schedkit.methods import METHODS
 from schedkit.validate import violations
 
+from helpers.series_cases import chain_of_four
+
 TINY = "examples/tiny.yaml"
 HETERO = "examples/hetero20.yaml"
 
@@ -152,3 +154,16 @@ def test_a_phase_needs_more_time_on_a_larger_graph():
     small, large = plan(_shape(tasks=500)), plan(_shape(tasks=10_000))
     assert large[0].name == small[0].name == "kedge" and large[0].least > small[0].least
     assert traits_of(Problem.load(HETERO)).cuts > 0
+
+
+def test_phases_that_refuse_the_problem_are_skipped_before_the_time_is_shared():
+    # (a chain of 80 diamonds under MOIRAI's ports: kedge refuses the 'channels' block and the
+    # series search bounds every module, so the spine would add nothing. Refused when their
+    # turn came, after the series search, they had kept their shares of its time)
+    problem = chain_of_four(diamonds=80)
+    schedule = schedkit.solve(problem, "auto", formulation="moirai", time_limit=10, threads=1)
+    phases = [p["phase"] for p in schedule.phases if p["phase"] != "incumbent"]
+    notes = {p["phase"]: p.get("note", "") for p in schedule.phases}
+    assert notes["kedge"] == "skipped: block 'channels' is not supported by decomposition 'kedge'"
+    assert notes["spine"].startswith("skipped: chain cuts split the graph into modules of at most")
+    assert phases.index("kedge") < phases.index("series") and phases.index("spine") < phases.index("series")
