@@ -146,7 +146,11 @@ def main(argv: list[str] | None = None) -> int:
     race = sys.modules.get("schedkit.milp.race")
     if argv is None and race is not None and race.left_running():
         # A HiGHS run given up on at its time limit still runs in a thread, which would abort
-        # the interpreter's shutdown: everything is written, so leave now.
+        # the interpreter's shutdown: everything is written, so leave now (the kept process
+        # pools first, which the exit handlers would have stopped).
+        pools = sys.modules.get("schedkit.reductions.executor")
+        if pools is not None:
+            pools.discard_pools()
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from schedkit import interrupt
 from schedkit.errors import SchedkitError, SolverError
+from schedkit.lifeline import end_with
 
 #: Seconds the parent waits between looks at the pipe and at its stop flag.
 POLL_SECONDS = 0.05
@@ -31,8 +32,6 @@ POLL_SECONDS = 0.05
 GRACE_SECONDS = 3.0
 #: Environment variable that gives the worker its parent's process id (see :func:`watch_parent`).
 PARENT = "SCHEDKIT_CPSAT_PARENT"
-#: Seconds between the worker's looks at whether its parent still lives.
-WATCH_SECONDS = 0.2
 #: Environment variable that gives the worker the descriptor its frames go to.
 FRAMES = "SCHEDKIT_CPSAT_FRAMES"
 #: No frame is larger (a corrupted length would otherwise ask for exabytes).
@@ -273,18 +272,11 @@ def watch_parent() -> None:
     """In the worker: end this process as soon as its parent is gone (killed, say).
 
     The worker is in a process group of its own, so no signal to the parent's group
-    reaches it; a thread looks every :data:`WATCH_SECONDS` whether the parent process
-    named by :data:`PARENT` is still this process's parent (an orphan is adopted by
-    another). A SIGINT asks the search to stop (CP-SAT then answers with its best).
+    reaches it; :func:`schedkit.lifeline.end_with` ends it once the parent process named
+    by :data:`PARENT` is gone. A SIGINT asks the search to stop (CP-SAT then answers with
+    its best).
     """
-    parent = int(os.environ.get(PARENT) or os.getppid())
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(WATCH_SECONDS)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="schedkit-parent-watch", daemon=True).start()
+    end_with(int(os.environ.get(PARENT) or os.getppid()))
     # (during the search CP-SAT catches SIGINT itself and returns its best answer)
     signal.signal(signal.SIGINT, lambda signum, frame: STOP.set())
 

@@ -45,6 +45,7 @@ from pathlib import Path
 from schedkit.reductions.budget import GRACE
 from schedkit.reductions.parts import Part, part_result, solve_here, solve_part
 from schedkit.errors import SchedkitError
+from schedkit.lifeline import end_with
 from schedkit.problem import Problem
 from schedkit.schedule import Result
 
@@ -281,7 +282,7 @@ def make_executor(spec: str = "serial", timeout: float | None = None) -> Executo
     if target is None:
         return None
     if isinstance(target, int):
-        return ProcessPoolExecutor(max_workers=target, mp_context=_process_context())
+        return _process_pool(target)
     from schedkit.reductions.dask import DaskExecutor
 
     if target.startswith("local:"):
@@ -327,7 +328,7 @@ def executor_for(spec: str) -> Iterator[Executor | None]:
     elif isinstance(target, int):
         pool = _POOLS.get(target)
         if pool is None or getattr(pool, "_broken", False) or getattr(pool, "_shutdown_thread", False):
-            pool = _POOLS[target] = ProcessPoolExecutor(max_workers=target, mp_context=_process_context())
+            pool = _POOLS[target] = _process_pool(target)
         yield pool
     else:
         with make_executor(spec) as executor:
@@ -357,6 +358,13 @@ def workers_can_start() -> bool:
     except (OSError, UnicodeDecodeError):
         return True
     return "__main__" in text
+
+
+def _process_pool(workers: int) -> ProcessPoolExecutor:
+    # (each worker ends with this process: killed outright, or gone by ``os._exit``, it
+    # could not stop them, and they would wait forever on their queue)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=_process_context(), initializer=end_with,
+                               initargs=(os.getpid(),))
 
 
 def _process_context():
