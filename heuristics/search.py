@@ -26,7 +26,7 @@ from pydantic import Field
 from schedkit.errors import ProblemError, SchedkitError
 from schedkit.heuristics.components import fastest_devices, order_priority
 from schedkit.heuristics.formulation import HONOURED, FollowsFormulation, FormulationOptions
-from schedkit.methods import METHODS, MethodOptions
+from schedkit.methods import MAX_TIME_LIMIT, METHODS, MethodOptions
 from schedkit.problem import Problem
 from schedkit.problem.bounds import formulation_bound
 from schedkit.problem.space import PlacementSpace
@@ -106,7 +106,7 @@ class SearchOptions(FormulationOptions):
     """Seed of the random generator: a seed and an iteration budget give one schedule."""
     iterations: int = Field(5000, ge=0)
     """Number of candidate strings drawn (infeasible ones count)."""
-    time_limit: float | None = Field(None, gt=0)
+    time_limit: float | None = Field(None, gt=0, le=MAX_TIME_LIMIT)
     """Stop after this many seconds even if iterations remain (the result then depends
     on the machine's speed)."""
     start: str | None = None

@@ -31,6 +31,11 @@ from schedkit.validate import canonical, semantic_blocks, symmetry_blocks, valid
 METHODS = Registry("method", group="schedkit.methods")
 
 
+#: The longest time limit a method takes (about three years): a wait much longer would pass
+#: the end of the platform's clock (``none`` lifts the limit).
+MAX_TIME_LIMIT = 1e8
+
+
 class MethodOptions(BaseModel):
     """Options every method accepts; methods subclass this with their own fields.
 
@@ -42,7 +47,7 @@ class MethodOptions(BaseModel):
 
     # The options every user loops over: every method accepts them, with the meaning it can
     # give them (a list heuristic's one pass ignores a seed; a search stops at the limit).
-    time_limit: float | None = Field(None, gt=0)
+    time_limit: float | None = Field(None, gt=0, le=MAX_TIME_LIMIT)
     """Wall-clock seconds for the whole method (a search or a solver stops then, with the best
     schedule found so far)."""
     seed: int = 0

@@ -35,7 +35,7 @@ from schedkit.auto.state import AutoEvent, Incumbent
 from schedkit.reductions.budget import Budget, finish_seconds
 from schedkit import interrupt
 from schedkit.errors import Interrupted, OptionError, SchedkitError
-from schedkit.methods import METHODS, Method, register_method
+from schedkit.methods import MAX_TIME_LIMIT, METHODS, Method, register_method
 from schedkit.milp.method import FormulationOption
 from schedkit.numerics import closed
 from schedkit.problem import Problem
@@ -69,7 +69,7 @@ LARGE = 2000
 class AutoOptions(FormulationOption):
     """Options of the ``auto`` method (``formulation``: every phase's schedule must satisfy it)."""
 
-    time_limit: float | None = Field(DEFAULT_BUDGET, gt=0)
+    time_limit: float | None = Field(DEFAULT_BUDGET, gt=0, le=MAX_TIME_LIMIT)
     """Wall-clock seconds for the whole method, loading and building included (``auto``:
     60 by default, ``none`` for no limit)."""
     solver: str = "auto"

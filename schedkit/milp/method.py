@@ -12,7 +12,7 @@ from schedkit import interrupt
 from schedkit.cpsat.solve import EXTRA, require_cpsat
 from schedkit.cpsat.worker import SPARE
 from schedkit.errors import FormulationError, Interrupted, OptionError, SchedkitError, SolverError
-from schedkit.methods import METHODS, Method, MethodOptions, register_method, solve
+from schedkit.methods import MAX_TIME_LIMIT, METHODS, Method, MethodOptions, register_method, solve
 from schedkit.milp.portfolio import choose_solver, combine, cp_beside, cpsat_installed, solve_cpsat
 from schedkit.milp.race import deadline_after, default_threads
 from schedkit.milp.start import following, search_start
@@ -39,7 +39,7 @@ class MilpOptions(FormulationOption):
     """``highs`` (embedded), ``cpsat`` (OR-Tools CP-SAT in a worker process, extra ``cpsat``),
     ``auto`` (both raced, see :mod:`schedkit.milp.portfolio`, where OR-Tools is installed and
     two threads are allowed, else ``highs``) or any Pyomo solver name."""
-    time_limit: float | None = Field(None, gt=0)
+    time_limit: float | None = Field(None, gt=0, le=MAX_TIME_LIMIT)
     """Seconds before the solver stops (the status is then ``feasible`` or ``no_solution``)."""
     gap: float | None = None
     """Relative MIP gap at which the solver may stop."""

@@ -123,9 +123,13 @@ def test_time_limit_none_lifts_the_default_budget(capsys):
     assert capsys.readouterr().out.startswith("auto on tiny: status=optimal")
 
 
-@pytest.mark.parametrize("value, words", [("0", "greater than 0"), ("-3", "greater than 0")])
-def test_a_time_limit_out_of_range_is_one_line(capsys, value, words):
-    assert main(["solve", TINY, "--time-limit", value]) == 1
+@pytest.mark.parametrize("value, method, words", [
+    ("0", "auto", "greater than 0"), ("-3", "auto", "greater than 0"),
+    # (a wait of 1e300 s passes the end of the platform's clock: an OverflowError's traceback)
+    ("1e300", "auto", "less than or equal to 100000000"), ("1e300", "bridge_dp", "less than or equal to 100000000"),
+])
+def test_a_time_limit_out_of_range_is_one_line(capsys, value, method, words):
+    assert main(["solve", TINY, "--time-limit", value, "-m", method]) == 1
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and words in err and "Traceback" not in err
 
