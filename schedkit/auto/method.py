@@ -178,7 +178,7 @@ class Auto(Method):
         """``phases`` without those that cannot run (recorded as skipped): an exact phase whose
         model cannot fit even the whole time left, ``kedge`` where the formulation has a block it
         does not support, ``spine`` where it would bound nothing; the other phases then share
-        their time (MOIRAI's Inception-v4: the series search gets 47 s of 60 instead of 38)."""
+        their time (MOIRAI's Inception-v4: the series search gets 45-46 s of 60 instead of 38)."""
         kept = []
         chained = self._bridge_refusal(problem) if any(p.name == "series" for p in phases) else None
         for phase in phases:
