@@ -170,9 +170,10 @@ class DecompositionMethod(Method):
         if result is None or result.schedule is None:
             return None
         label = f"{self.name}:{self.options.inner}"
+        # (``seconds`` unset: the method's own time is reported, not the finisher's milliseconds)
         return result.model_copy(update={
             "schedule": result.schedule.model_copy(update={"method": label}), "method": label,
-            "termination": termination, "message": message})
+            "termination": termination, "message": message, "seconds": None})
 
     def _whole_in_time(self, problem: Problem, budget: Budget, finish: float,
                        late: DecompositionOutOfTime) -> Result:

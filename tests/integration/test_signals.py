@@ -101,6 +101,8 @@ def test_a_signal_during_a_solve_writes_the_best_schedule_so_far(slow, tmp_path,
     data = json.loads(out.read_text())
     assert data["status"] in ("feasible", "heuristic") and data["bound"] is not None
     assert data["message"].startswith("interrupted")
+    # (the whole run's time, which went on for a second at least: not the finisher's milliseconds)
+    assert data["solve_seconds"] >= 1.0, data["solve_seconds"]
     checked = subprocess.run(SCHEDKIT + ["validate", str(slow), str(out)], cwd=ROOT, capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert not [p for p in tmp_path.iterdir() if p.name not in ("s.json", "log.txt")]
