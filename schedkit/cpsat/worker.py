@@ -167,12 +167,14 @@ class Worker:
 
     def __init__(self, verbose: bool = False):
         frames, ours = os.pipe()
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), PARENT: str(os.getpid()),
-               FRAMES: str(ours)}
+        # (this process's import path, its working directory where it has one: a notebook's
+        # blocks in a module of its folder unpickle there too)
+        path = os.pathsep.join(p or os.getcwd() for p in sys.path)
+        env = {**os.environ, "PYTHONPATH": path, PARENT: str(os.getpid()), FRAMES: str(ours)}
         # (its own process group: a Ctrl-C on the terminal reaches this process alone, which
         # stops the worker when it wants its answer; the worker ends itself when this process dies.
-        # ``-P``: no working directory on its import path, where a user's ``grp.py`` or
-        # ``signal.py`` would replace the standard module. The frames have a pipe of their
+        # ``-P``: no working directory on its import path unless this process has it, where a
+        # user's ``grp.py`` or ``signal.py`` would replace the standard module. The frames have a pipe of their
         # own: what anything else prints on the worker's stdout joins its stderr.)
         try:
             self.process = subprocess.Popen([sys.executable, "-P", "-m", "schedkit.cpsat"], stdin=subprocess.PIPE,

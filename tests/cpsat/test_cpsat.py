@@ -207,6 +207,22 @@ def test_what_the_worker_prints_on_stdout_is_not_read_as_its_reply(tmp_path, mon
     assert answer.status == "OPTIMAL" and answer.objective == 55 and found
 
 
+def test_the_worker_imports_from_the_working_directory_where_the_caller_does(tmp_path, monkeypatch):
+    # (a notebook's import path holds its folder as ''; a job that carries an object of a
+    # module there unpickles in the worker, as a user block of that module would)
+    from schedkit.cpsat import Worker
+
+    job = make_job(Problem.load("examples/ft06.json"), get_formulation("jssp"), None, time_limit=60)
+    (tmp_path / "notebook_helpers.py").write_text("class Note:\n    pass\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend("")
+    import notebook_helpers
+
+    job.note = notebook_helpers.Note()
+    answer = Worker().solve(job)
+    assert answer.status == "OPTIMAL" and answer.objective == 55
+
+
 def test_a_spare_worker_waits_loaded_for_the_next_solve():
     from schedkit.cpsat.worker import SPARE
 
