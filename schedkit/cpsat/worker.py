@@ -160,9 +160,9 @@ class Worker:
 
     The worker is ``python -m schedkit.cpsat`` with this process's import path: it
     says ``ready`` once loaded, reads the pickled job on stdin and writes framed messages on
-    a pipe of their own (:func:`write_message`: improving solutions and bounds when asked, then the
-    answer); it never re-imports the caller's main module, as ``multiprocessing`` would. A
-    worker solves one job; :meth:`close` ends one that was never used.
+    a pipe of their own (:func:`write_message`: improving solutions and bounds when asked,
+    then the answer); it never re-imports the caller's main module, as ``multiprocessing``
+    would. A worker solves one job; :meth:`close` ends one that was never used.
     """
 
     def __init__(self, verbose: bool = False):
@@ -174,8 +174,8 @@ class Worker:
         # (its own process group: a Ctrl-C on the terminal reaches this process alone, which
         # stops the worker when it wants its answer; the worker ends itself when this process dies.
         # ``-P``: no working directory on its import path unless this process has it, where a
-        # user's ``grp.py`` or ``signal.py`` would replace the standard module. The frames have a pipe of their
-        # own: what anything else prints on the worker's stdout joins its stderr.)
+        # user's ``grp.py`` or ``signal.py`` would replace the standard module. The frames have
+        # a pipe of their own: what anything else prints on the worker's stdout joins its stderr.)
         try:
             self.process = subprocess.Popen([sys.executable, "-P", "-m", "schedkit.cpsat"], stdin=subprocess.PIPE,
                                             stdout=2 if verbose else subprocess.PIPE,
