@@ -30,6 +30,7 @@ from typing import Any, Callable
 from pydantic import Field
 
 from schedkit.auto.phases import Phase, cuts_least, plan, share
+from schedkit.auto.runnable import runnable
 from schedkit.auto.traits import traits_of
 from schedkit.auto.state import AutoEvent, Incumbent
 from schedkit.reductions.budget import Budget, finish_seconds
@@ -130,7 +131,8 @@ class Auto(Method):
         cut_short = False
         try:
             self._incumbent(problem, state, budget, shape.memory_limited)
-            phases = self._feasible(problem, plan(shape), state, budget)
+            phases = runnable(problem, plan(shape), state, budget, self.blocks(problem),
+                              self.formulation.timing_rules(problem), self._too_large)
             for k, phase in enumerate(phases):
                 if state.finished:
                     break
@@ -173,52 +175,6 @@ class Auto(Method):
                 continue
             state.begin("incumbent", name)
             self._offer(problem, state, name, {"formulation": self.formulation.to_data()})
-
-    def _feasible(self, problem: Problem, phases: list[Phase], state: Incumbent, budget: Budget) -> list[Phase]:
-        """``phases`` without those that cannot run (recorded as skipped): an exact phase whose
-        model cannot fit even the whole time left, ``kedge`` where the formulation has a block it
-        does not support, ``spine`` where it would bound nothing; the other phases then share
-        their time (MOIRAI's Inception-v4: the series search gets 45-46 s of 60 instead of 38)."""
-        kept = []
-        chained = self._bridge_refusal(problem) if any(p.name == "series" for p in phases) else None
-        for phase in phases:
-            left = budget.left()
-            # (a phase the time left cannot give its least is skipped for that when its turn
-            # comes: its model's size, seconds to count on 100,000 tasks, is not asked)
-            sized = phase.name == "exact" and (left is None or left >= phase.least)
-            why = self._too_large(problem, left) if sized else None
-            if phase.name == "series" and chained == "":
-                continue    # (bridge_dp applies: it solves the same chain, every pair)
-            if phase.name == "bridge_dp" and chained:
-                why = chained   # (the series search solves the chain in its stead)
-            if phase.name == "kedge":
-                why = self._unsupported(problem, "kedge")
-            if phase.name == "spine":
-                from schedkit.auto.spine_bound import refusal
-                why = refusal(problem, self.formulation.timing_rules(problem))
-            if why is not None:
-                state.skip(phase.name, phase.method, why)
-                continue
-            kept.append(phase)
-        return kept
-
-    def _unsupported(self, problem: Problem, name: str) -> str | None:
-        """Why decomposition ``name`` refuses the blocks of ``auto``'s formulation, or ``None``
-        (its own refusals of a graph it cannot split cost a split, and are said when it runs)."""
-        from schedkit.reductions import DECOMPOSITIONS
-        from schedkit.reductions.reduction import Reduction
-
-        if name not in DECOMPOSITIONS.names():
-            return f"{name} is not installed"
-        return Reduction.refusal(DECOMPOSITIONS.get(name)(), problem, self.blocks(problem))
-
-    def _bridge_refusal(self, problem: Problem) -> str:
-        """Why ``bridge_dp`` refuses ``problem`` under ``auto``'s formulation ('' when it applies)."""
-        from schedkit.reductions import DECOMPOSITIONS
-
-        if "bridge_dp" not in DECOMPOSITIONS.names():
-            return "bridge_dp is not installed"
-        return DECOMPOSITIONS.get("bridge_dp")().refusal(problem, self.blocks(problem)) or ""
 
     def _phase(self, problem: Problem, state: Incumbent, phase: Phase, seconds: float | None) -> None:
         o = self.options
