@@ -8,6 +8,8 @@ import sys
 import textwrap
 import time
 
+import psutil
+
 from schedkit.lifeline import alive
 
 #: A program that keeps a process pool of two workers, prints their pids, then waits.
@@ -35,12 +37,6 @@ CPSAT = textwrap.dedent("""
 """)
 
 
-def _children(pid: int) -> list[int]:
-    """The pids of ``pid``'s children."""
-    found = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
-    return [int(p) for p in found.split()]
-
-
 def _killed_leaves(program: str, tmp_path) -> tuple[list[int], list[int]]:
     """Run ``program``, SIGKILL it once it has printed its workers' pids; those pids, and those
     still running 10 s later."""
@@ -49,7 +45,7 @@ def _killed_leaves(program: str, tmp_path) -> tuple[list[int], list[int]]:
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
     try:
         workers = [int(p) for p in proc.stdout.readline().split()]
-        everyone = set(workers) | set(_children(proc.pid))   # (the forkserver, the resource tracker)
+        everyone = set(workers) | {c.pid for c in psutil.Process(proc.pid).children()}  # (forkserver, tracker)
     finally:
         proc.kill()
         proc.wait()
