@@ -47,6 +47,28 @@ def choose_scale(horizon: float) -> float:
     return 10.0 ** round(math.log10(TARGET / horizon))
 
 
+def representable(factor: float, bandwidths) -> float:
+    """``factor``, or the power of ten nearest it that leaves every scaled bandwidth
+    (``bandwidth / factor``) a normal float: a horizon of 1e20 brought to 1,000 would turn a
+    bandwidth of 1e300 into infinity. Times stay proportional; only the solver's unit moves.
+
+    >>> representable(1e-17, [1.6e7, 1e300]), representable(1e-17, [1.6e7])
+    (1.0, 1e-17)
+    """
+    widths = list(bandwidths)
+    if not widths:
+        return factor
+    low = math.ceil(math.log10(max(widths)) - _EXPONENT)     # bandwidth / factor <= 10**_EXPONENT
+    high = math.floor(math.log10(min(widths)) + _EXPONENT)   # bandwidth / factor >= 10**-_EXPONENT
+    if low > high:
+        return factor
+    return float(10.0 ** min(max(round(math.log10(factor)), low), high))
+
+
+#: Largest power of ten, either way, that a scaled bandwidth may reach.
+_EXPONENT = 300
+
+
 def scaled_problem(problem: Problem, factor: float) -> Problem:
     """``problem`` with every time multiplied by ``factor``: durations, work, latencies, transfers.
 
@@ -136,7 +158,7 @@ class Rescaling:
     @classmethod
     def apply(cls, problem: Problem, horizon: float, rules: TimingRules | None = None) -> Rescaling:
         """The rescaling that brings ``horizon`` (of ``problem``) near :data:`TARGET`."""
-        factor = choose_scale(horizon)
+        factor = representable(choose_scale(horizon), (link.bandwidth for link in problem.spec.links))
         return cls(problem, factor, rules or TimingRules(), scaled_problem(problem, factor))
 
     def forward(self, schedule: Schedule | None) -> Schedule | None:

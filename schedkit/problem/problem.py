@@ -36,8 +36,9 @@ from schedkit.problem import graph
 from schedkit.problem.arrays import ProblemArrays
 from schedkit.problem.batches import Batches
 from schedkit.problem.durations import Room, TypeRow, TypeTables, WorkRow, per_input
-from schedkit.problem.edge_table import EdgeLists, EdgeTable, largest_only
-from schedkit.problem.network import Network, Payload, check_finite_transfers
+from schedkit.problem.edge_table import EdgeLists, EdgeTable
+from schedkit.problem.magnitude import check_magnitudes
+from schedkit.problem.network import Network, Payload
 from schedkit.problem.spec import ProblemSpec
 from schedkit.problem.loading import load_spec, parse_spec
 
@@ -188,7 +189,7 @@ class Problem:
                     raise ProblemError(f"edge {self.tasks[i]}->{self.tasks[j]}: transfer time "
                                        f"'{self.devices[u]}->{self.devices[v]}': no link path "
                                        f"from {self.devices[u]} to {self.devices[v]}")
-        check_finite_transfers(largest_only(self))
+        check_magnitudes(self)
 
     @cached_property
     def network(self) -> nx.DiGraph:

@@ -105,6 +105,15 @@ CASES = [
     ("value_a_megabyte_long", ".json", _json(_base(tasks=[_task(durations={"gpu": "x" * 10**6, "cpu": 2}), _task("b")])),
      ["task 'a'", "durations.gpu", "not a number: 'xxxxx", "... (1000002 characters)"]),
     ("format_a_megabyte_long", ".json", _json(_base(format="y" * 10**6)), ["unsupported format 'yyy", "(1000002 characters)"]),
+    # each number finite, their sum not: no schedule of them could be written
+    ("durations_add_up_to_infinity", ".json",
+     _json(_base(tasks=[_task(durations={"gpu": 1e308, "cpu": 1e308}), _task("b", durations={"gpu": 1e308})])),
+     ["task 'a' lasts at least 1e+308", "add up to inf", "at most 1e+300"]),
+    ("durations_beyond_the_largest_horizon", ".json", _json(_base(tasks=[_task(durations={"gpu": 3e302, "cpu": 2e302}), _task("b")])),
+     ["task 'a' lasts at least 2e+302", "at most 1e+300"]),
+    ("transfer_beyond_the_largest_horizon", ".json",
+     _json(_base(links=[{"src": "gpu", "dst": "cpu", "bandwidth": 1e-301}], edges=[{"src": "a", "dst": "b", "size": 1}])),
+     ["edge a->b takes up to 1e+301", "at most 1e+300"]),
 ]
 
 #: Files no reader may fail on with a traceback: ``(id, suffix, bytes, words of the one-line error)``.

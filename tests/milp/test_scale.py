@@ -64,3 +64,21 @@ def test_rescaling_is_a_reduction_with_its_inverse():
     assert scaling.invert(result).bound == pytest.approx(1.0)
     same = Rescaling.apply(problem, 4.5, TimingRules())
     assert same.factor == 1.0 and same.scaled is problem and same.forward(schedule) is schedule
+
+
+@pytest.mark.parametrize("bandwidth,size,horizon,factor", [(1e300, 1, 1e20, 1.0), (1e-300, 0, 1e-20, 1.0),
+                                                           (1.6e7, 1, 1e20, 1e-17)])
+def test_the_scale_leaves_every_bandwidth_a_finite_positive_number(bandwidth, size, horizon, factor):
+    from schedkit.milp.scale import Rescaling
+
+    # A horizon of 1e20 brought to 1,000 divides bandwidths by 1e-17: 1e300 would overflow,
+    # and 1e-300 at a factor of 1e23 would underflow to 0 (before, the scaled copy was refused
+    # as a problem whose bandwidth is not a finite number).
+    problem = schedkit.Problem.from_dict({
+        "devices": [{"name": "a"}, {"name": "b"}], "links": [{"src": "a", "dst": "b", "bandwidth": bandwidth}],
+        "tasks": [{"name": "x", "work": horizon}, {"name": "y", "work": horizon}],
+        "edges": [{"src": "x", "dst": "y", "size": size}]})
+    scaling = Rescaling.apply(problem, horizon)
+    assert scaling.factor == factor
+    width = 1 / scaling.scaled.inv_bandwidth[0][1]
+    assert 0 < width < float("inf") and width == pytest.approx(bandwidth / factor)
