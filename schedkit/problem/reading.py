@@ -169,11 +169,13 @@ def read_data(path: str | Path, error: type[SchedkitError] = ProblemError) -> An
     return parse_yaml(text, str(path), error)
 
 
-def parse_format(data: Any, model, fmt: str, source: str, needs: str, required: bool = False):
+def parse_format(data: Any, model, fmt: str, source: str, needs: str, required: bool = False,
+                 error: type[Exception] = ProblemError):
     """``data`` as the pydantic ``model`` of the file format ``fmt``, with one-line errors.
 
     ``data`` must be a mapping (``needs`` says what it holds); its ``format`` key, when given,
-    must be ``fmt`` (``required``: it must be given); a field the model refuses is named.
+    must be ``fmt`` (``required``: it must be given); a field the model refuses is named, in an
+    ``error`` (a :class:`~schedkit.errors.ProblemError` by default).
 
     Examples
     --------
@@ -188,11 +190,11 @@ def parse_format(data: Any, model, fmt: str, source: str, needs: str, required: 
     from schedkit.registry import one_line
 
     if not isinstance(data, dict):
-        raise ProblemError(f"{source}: expected a mapping with {needs}")
+        raise error(f"{source}: expected a mapping with {needs}")
     found = data.get("format", None if required else fmt)
     if found != fmt:
-        raise ProblemError(f"{source}: unsupported format {quoted(found)} (expected {fmt!r})")
+        raise error(f"{source}: unsupported format {quoted(found)} (expected {fmt!r})")
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise ProblemError(one_line(exc, data, prefix=source)) from None
+        raise error(one_line(exc, data, prefix=source)) from None

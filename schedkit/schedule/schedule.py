@@ -19,11 +19,10 @@ from typing import Annotated, Literal
 
 import numpy as np
 
-from pydantic import BaseModel, ConfigDict, ValidationError, WrapSerializer, WrapValidator, model_validator
+from pydantic import BaseModel, ConfigDict, WrapSerializer, WrapValidator, model_validator
 
 from schedkit.errors import ScheduleError, expect
 from schedkit.numerics import OPTIMAL_GAP, closed
-from schedkit.registry import one_line
 from schedkit.atomic import atomic_output, write_text_atomic
 from schedkit.schedule.batched import is_batched, throughput
 from schedkit.schedule.rows import TaskRun, Transfer, unchecked, unchecked_rows
@@ -180,11 +179,7 @@ class Schedule(BaseModel):
 
         if not isinstance(text, (str, bytes, bytearray)):
             raise ScheduleError(f"{source}: expected JSON text, not {type(text).__name__}")
-        data = parse_json(text, source, ScheduleError)
-        try:
-            return cls.model_validate(data)
-        except ValidationError as exc:
-            raise ScheduleError(one_line(exc, data, prefix=source)) from None
+        return cls._parsed(parse_json(text, source, ScheduleError), source)
 
     def write(self, path: str | Path) -> None:
         """Write the schedule atomically: YAML for a ``.yaml``/``.yml`` path, JSON otherwise."""
@@ -205,12 +200,15 @@ class Schedule(BaseModel):
         from schedkit.problem.reading import read_data, read_text
 
         if Path(str(path)).suffix.lower() in (".yaml", ".yml"):
-            data = read_data(path, ScheduleError)
-            try:
-                return cls.model_validate(data)
-            except ValidationError as exc:
-                raise ScheduleError(one_line(exc, data, prefix=str(path))) from None
+            return cls._parsed(read_data(path, ScheduleError), str(path))
         return cls.from_json(read_text(path, ScheduleError), source=str(path))
+
+    @classmethod
+    def _parsed(cls, data, source: str) -> Schedule:
+        # (a problem file given for the schedule is named by its format, not by 50 missing fields)
+        from schedkit.problem.reading import parse_format
+
+        return parse_format(data, cls, FORMAT, source, "'problem', 'method' and 'status'", error=ScheduleError)
 
     # ------------------------------------------------------------------ checks
     def violations(self, problem, blocks=None) -> list[str]:

@@ -109,6 +109,13 @@ def test_validate_of_a_malformed_schedule(tmp_path, capfd):
     assert "malformed JSON" in line
 
 
+@pytest.mark.parametrize("given", [TINY, str(ROOT / "examples" / "ft06.json")])
+def test_validate_of_a_problem_file_given_for_the_schedule_names_the_format(capfd, tmp_path, given):
+    # (it listed the 50 fields a schedule has and the problem file lacks: "format: Input should be ...")
+    line = _check_error(capfd, main(["validate", TINY, given]), tmp_path / "none")
+    assert line.endswith(": unsupported format 'schedkit/v1' (expected 'schedkit-schedule/v1')"), line
+
+
 def test_console_script_unknown_solver_is_one_line(tmp_path):
     exe = shutil.which("schedkit")
     cmd = [exe] if exe else [sys.executable, "-m", "schedkit.cli"]
