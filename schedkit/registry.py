@@ -25,6 +25,7 @@ import functools
 import importlib
 import inspect
 import textwrap
+import threading
 from importlib.metadata import entry_points
 from typing import Any, Callable
 
@@ -34,6 +35,11 @@ from schedkit import plugins
 from schedkit.errors import SchedkitError
 
 BUILTIN_PACKAGES = ("schedkit.formulations", "schedkit.heuristics", "schedkit.decompositions")
+
+#: Held while a registry loads the built-in packages, entry points and ``SCHEDKIT_PLUGINS``:
+#: a thread that asks a registry meanwhile (two solves started at once) waits for its
+#: entries rather than finding none. Reentrant: the imports register, and may ask, in turn.
+_LOADING = threading.RLock()
 
 
 class Registry:
@@ -52,7 +58,7 @@ class Registry:
         self.group = group
         self.error = error
         self._entries: dict[str, Any] = {}
-        self._loaded = group is None
+        self._started = group is None
 
     def register(self, name: str, obj: Any = None, *, replace: bool = False) -> Callable:
         """Register ``obj`` under ``name``; usable as a decorator.
@@ -75,18 +81,22 @@ class Registry:
         self._entries.pop(name, None)
 
     def _load(self) -> None:
-        if not self._loaded:
-            self._loaded = True
-            for package in BUILTIN_PACKAGES:
-                importlib.import_module(package)
-            for ep in entry_points(group=self.group):
-                try:
-                    ep.load()
-                except Exception as exc:  # a broken plug-in must not break the tool
-                    raise SchedkitError(f"{self.what} plug-in '{ep.name}' failed to load: {exc}") from None
-        # Files and modules named by SCHEDKIT_PLUGINS: how a worker process gets the plug-ins
-        # its parent was given (loaded once; cheap when there are none).
-        plugins.load_environment()
+        with _LOADING:
+            if not self._started:
+                self._started = True   # (an import that asks this registry again goes on)
+                self._load_packages()
+            # Files and modules named by SCHEDKIT_PLUGINS: how a worker process gets the
+            # plug-ins its parent was given (loaded once; cheap when there are none).
+            plugins.load_environment()
+
+    def _load_packages(self) -> None:
+        for package in BUILTIN_PACKAGES:
+            importlib.import_module(package)
+        for ep in entry_points(group=self.group):
+            try:
+                ep.load()
+            except Exception as exc:  # a broken plug-in must not break the tool
+                raise SchedkitError(f"{self.what} plug-in '{ep.name}' failed to load: {exc}") from None
 
     def get(self, name: str) -> Any:
         """The entry called ``name``; an error listing the known names otherwise.

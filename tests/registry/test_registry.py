@@ -1,5 +1,8 @@
 """Registration rules, and a user-defined block used like a built-in one."""
 
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -192,3 +195,26 @@ def test_pyomo_face_gives_one_type_for_x():
     values = {(i, d): (pyo.value(x) if var is None else None) for i, d, x, var in seen}
     assert values[1, 0] == 0 and values[1, 1] == 1       # 'fixed' runs on the cpu only
     assert all(var is not None for i, d, _, var in seen if i == 0)
+
+
+def test_threads_that_ask_a_fresh_registry_at_once_all_find_its_entries():
+    # Two solves started at once in threads of a fresh process: one found the formulations
+    # registry marked loaded while the other still imported the built-ins, and failed with
+    # "unknown formulation 'latency' (known: none)".
+    script = textwrap.dedent("""
+        import threading
+        from schedkit.methods import METHODS
+        from schedkit.semantics.formulation import FORMULATIONS
+        start, found = threading.Barrier(6), []
+        def ask(registry, name):
+            start.wait()
+            found.append(registry.get(name) is not None)
+        threads = [threading.Thread(target=ask, args=pair) for pair in
+                   [(FORMULATIONS, "latency"), (METHODS, "heft")] * 3]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        print(found.count(True))
+    """)
+    for _ in range(3):   # (a race: three fresh processes)
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0 and run.stdout.strip() == "6", run.stderr[-2000:]
