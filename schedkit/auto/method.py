@@ -65,6 +65,8 @@ MEMORY_METHODS = ("chain_split",)
 SERIES_RACE_TASKS = 8
 #: From this many tasks, ``greedy`` (no insertion: about 60 % of HEFT's time) runs first.
 LARGE = 2000
+#: The formulation of a workload of several inputs when none is given.
+WORKLOAD_FORMULATION = "throughput"
 
 
 class AutoOptions(FormulationOption):
@@ -94,9 +96,10 @@ class Auto(Method):
 
         super().__init__(**options)
         try:
-            self.formulation = get_formulation(self.options.formulation)
+            self.formulation = self._given = get_formulation(self.options.formulation)
         except SchedkitError as exc:
             raise OptionError("formulation", str(exc)) from None
+        self._defaulted = "formulation" not in self.options.model_fields_set
         # (the exact phases' options, checked before anything runs: an unknown solver is one line now)
         METHODS.get("milp")(formulation=self.formulation, **_given({"solver": self.options.solver,
                                                                      "gap": self.options.gap}))
@@ -109,10 +112,20 @@ class Auto(Method):
 
     def blocks(self, problem: Problem) -> list:
         """The formulation's blocks: every phase's schedule is judged by them."""
-        return list(self.formulation.blocks)
+        return list(self.formulation_for(problem).blocks)
 
     def formulation_data(self, problem: Problem) -> dict:
-        return self.formulation.to_data()
+        return self.formulation_for(problem).to_data()
+
+    def formulation_for(self, problem: Problem):
+        """The formulation given; when none was, :data:`WORKLOAD_FORMULATION` for a workload of
+        several inputs (the default ``latency`` has no ``batching``: the exact phases could not
+        split the inputs, and only heuristics would run)."""
+        if self._defaulted and problem.inputs > 1 and not any(b.kind == "batching" for b in self._given.blocks):
+            from schedkit.milp.formulation import get_formulation
+
+            return get_formulation(WORKLOAD_FORMULATION)
+        return self._given
 
     runs_batches = True  # (a workload goes to the MILP, with a formulation that has 'batching')
 
@@ -122,6 +135,7 @@ class Auto(Method):
     def run(self, problem: Problem) -> Result:
         o = self.options
         began = time.perf_counter()
+        self.formulation = self.formulation_for(problem)
         reserve = None if o.time_limit is None else \
             max(RESERVE_MIN, RESERVE_SHARE * o.time_limit, finish_seconds(problem))
         budget = Budget(None if reserve is None else max(0.0, o.time_limit - reserve))
@@ -145,7 +159,8 @@ class Auto(Method):
                     continue
                 self._phase(problem, state, phase, seconds)
             if o.verbose:
-                _print_phases(shape.describe(), state)
+                chosen = "" if self.formulation is self._given else f", formulation '{self.formulation.name}'"
+                _print_phases(shape.describe() + chosen, state)
         except KeyboardInterrupt as stop:  # Ctrl-C: the incumbent, validated by Method.result
             _interrupted_phase(problem, state, stop)
             raise Interrupted(self._result(problem, state, True, began), getattr(stop, "signum", None)

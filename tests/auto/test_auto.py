@@ -171,3 +171,18 @@ def test_phases_that_refuse_the_problem_are_skipped_before_the_time_is_shared():
     assert notes["kedge"] == "skipped: block 'channels' is not supported by decomposition 'kedge'"
     assert notes["spine"].startswith("skipped: chain cuts split the graph into modules of at most")
     assert phases.index("kedge") < phases.index("series") and phases.index("spine") < phases.index("series")
+
+
+@pytest.mark.parametrize("given, name, exact_ran", [(None, "throughput", True), ("latency", "latency", False)])
+def test_a_workload_without_a_formulation_gets_one_that_splits_its_inputs(given, name, exact_ran):
+    # (under the default 'latency', without 'batching', the exact phase refused the workload and
+    # auto returned HEFT's schedule; a formulation given is kept)
+    problem = Problem.load("examples/rwnn_diviml16.json")
+    options = {} if given is None else {"formulation": given}
+    schedule = schedkit.solve(problem, "auto", time_limit=4, threads=1, **options)
+    exact = next(p for p in schedule.phases if p["phase"] == "exact")
+    assert schedule.formulation["name"] == name
+    assert ("has no 'batching' block" not in exact.get("note", "")) == exact_ran
+    assert schedule.violations(problem) == []
+    if exact_ran:
+        assert schedule.makespan < schedkit.solve(problem, "heft").makespan
