@@ -64,6 +64,8 @@ __all__ = ["transformer", "graph_size"]
 
 
 def _count(flag: str, value: Any) -> int:
+    if value is None:
+        raise ProblemError(f"{flag}: needed (an integer >= 1)")
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ProblemError(f"{flag}: needs an integer >= 1, got {value!r}")
     return value

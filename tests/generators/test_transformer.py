@@ -193,7 +193,7 @@ def test_cli_generates_a_problem_heft_solves_and_validates(tmp_path):
     ({"--heads": "6"}, "--heads: 6 does not divide --hidden 64"),
     ({"--layers": "0"}, "--layers: needs an integer >= 1, got 0"),
     ({"--hidden": "-64"}, "--hidden: needs an integer >= 1, got -64"),
-    ({"--seq": None}, "--seq: needs an integer >= 1, got None"),
+    ({"--seq": None}, "--seq: needed (an integer >= 1)"),
     ({"--batch": "3", "--micro-batches": "2"}, "--micro-batches: 2 does not divide --batch 3"),
     ({"--kv-heads": "3"}, "--kv-heads: 3 does not divide --heads 4"),
     ({"--dtype": "0"}, "--dtype: needs an integer >= 1, got 0"),
