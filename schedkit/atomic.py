@@ -21,8 +21,8 @@ def check_output(path: str | Path, inputs: Iterable[str | Path | None] = (),
     """Refuse an output path before any work is done, with a one-line error naming it.
 
     Refused: a path that is one of ``inputs`` (same file, however written), an existing
-    folder, a missing parent folder, a folder or file without write permission, and a
-    suffix outside ``suffixes`` (when given).
+    folder, a missing parent folder, a folder or file without write permission, a folder
+    where no file can be made, and a suffix outside ``suffixes`` (when given).
 
     Examples
     --------
@@ -55,6 +55,10 @@ def check_output(path: str | Path, inputs: Iterable[str | Path | None] = (),
         raise SchedkitError(f"{text}: no such folder: {folder}")
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise SchedkitError(f"{text}: permission denied")
+    with _named(path):   # (a folder that takes no new file though access() says it may: /proc, a read-only mount)
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".probe")
+        os.close(fd)
+        os.unlink(probe)
 
 
 def _default_mode() -> int:
@@ -77,16 +81,33 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text)
-        os.chmod(tmp, _default_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with _named(path):
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as handle:
+                handle.write(text)
+            os.chmod(tmp, _default_mode())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+
+class _named:
+    """Turns an :class:`OSError` of writing ``path`` (or its temporary file) into a one-line
+    :class:`~schedkit.errors.SchedkitError` that names ``path``, the file the user asked for:
+    a folder that takes no new file (``/proc``), a full disk, a read-only file system."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None and issubclass(exc_type, OSError):
+            raise SchedkitError(f"{self.path}: cannot write: {exc.strerror or exc}") from None
 
 
 def atomic_output(path: str | Path):
@@ -103,17 +124,21 @@ class _AtomicPath:
 
     def __enter__(self) -> Path:
         folder = self.path.parent if str(self.path.parent) else Path(".")
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{self.path.stem}-partial-", suffix=self.path.suffix)
+        with _named(self.path):
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{self.path.stem}-partial-", suffix=self.path.suffix)
         os.close(fd)
         self.tmp = Path(tmp)
         return self.tmp
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        try:
-            if exc_type is None:
-                os.chmod(self.tmp, _default_mode())
-                os.replace(self.tmp, self.path)
-        finally:
-            # A failed write or rename (the target is a folder, say) leaves no partial file.
-            if self.tmp.exists():
-                self.tmp.unlink()
+        with _named(self.path):
+            try:
+                if exc_type is None:
+                    os.chmod(self.tmp, _default_mode())
+                    os.replace(self.tmp, self.path)
+                elif issubclass(exc_type, OSError):   # (the writer's own write failed: a full disk)
+                    raise exc
+            finally:
+                # A failed write or rename (the target is a folder, say) leaves no partial file.
+                if self.tmp.exists():
+                    self.tmp.unlink()

@@ -21,9 +21,9 @@ import numpy as np
 
 from pydantic import BaseModel, ConfigDict, WrapSerializer, WrapValidator, model_validator
 
-from schedkit.errors import ScheduleError, expect
+from schedkit.errors import SchedkitError, ScheduleError, expect
 from schedkit.numerics import OPTIMAL_GAP, closed
-from schedkit.atomic import atomic_output, write_text_atomic
+from schedkit.atomic import atomic_output, check_output, write_text_atomic
 from schedkit.schedule.batched import is_batched, throughput
 from schedkit.schedule.rows import TaskRun, Transfer, unchecked, unchecked_rows
 from schedkit.schedule.rows_json import Rows, text_chunks
@@ -184,6 +184,10 @@ class Schedule(BaseModel):
     def write(self, path: str | Path) -> None:
         """Write the schedule atomically: YAML for a ``.yaml``/``.yml`` path, JSON otherwise."""
         expect(path, (str, Path), "a file path (str or pathlib.Path)", ScheduleError)
+        try:  # (a folder, a missing folder or no permission: one line naming the path, as the CLI says it)
+            check_output(path)
+        except SchedkitError as exc:
+            raise ScheduleError(str(exc)) from None
         if Path(path).suffix.lower() in (".yaml", ".yml"):
             import yaml
 

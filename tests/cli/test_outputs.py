@@ -1,10 +1,12 @@
 """Nothing lost, nothing half-written: every output path is checked before any work."""
 
+import errno
 import os
 
 import pytest
 
 from schedkit.cli.main import main
+from schedkit.errors import SchedkitError
 
 TINY = "examples/tiny.yaml"
 
@@ -82,12 +84,53 @@ def test_a_failed_rename_leaves_no_partial_file(tmp_path):
 
     folder = tmp_path / "out.lp"
     folder.mkdir()                       # renaming onto a folder fails after the write
-    with pytest.raises(OSError):
+    with pytest.raises(SchedkitError, match=f"^{folder}: cannot write: Is a directory$"):
         with atomic_output(folder) as path:
             path.write_text("model")
-    with pytest.raises(OSError):
+    with pytest.raises(SchedkitError, match=f"^{folder}: cannot write: Is a directory$"):
         write_text_atomic(folder, "text")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.lp"]
+
+
+def test_a_write_that_fails_midway_names_the_users_path_and_leaves_nothing(tmp_path):
+    from schedkit.atomic import atomic_output
+
+    target = tmp_path / "model.lp"
+    with pytest.raises(SchedkitError, match=f"^{target}: cannot write: No space left on device$"):
+        with atomic_output(target) as path:
+            path.write_text("half a model")
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", list(SUFFIX))
+def test_a_folder_that_takes_no_new_file_is_refused_before_any_work(tmp_path, capsys, monkeypatch, command):
+    # (/proc or a read-only mount: access() says the folder may be written, making a file fails;
+    # the error named the temporary file, after the work, or was an [Errno 2] line)
+    import tempfile
+
+    frozen = tmp_path / "frozen"
+    frozen.mkdir()
+    real = tempfile.mkstemp
+
+    def mkstemp(*args, dir=None, **kwargs):
+        if str(dir) == str(frozen):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+        return real(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    target = frozen / f"x{SUFFIX[command]}"
+    assert main(commands(tmp_path, str(target))[command]) == 1
+    assert capsys.readouterr().err.strip() == f"schedkit: error: {target}: cannot write: Read-only file system"
+    assert os.listdir(frozen) == []
+
+
+def test_a_schedule_written_from_python_to_a_folder_is_one_line():
+    import schedkit
+
+    schedule = schedkit.solve(TINY, "heft")
+    with pytest.raises(schedkit.ScheduleError, match="^examples: is a folder, not a file$"):
+        schedule.write("examples")
 
 
 def test_schedules_are_written_as_yaml_by_suffix(tmp_path, capsys):

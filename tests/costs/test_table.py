@@ -93,7 +93,7 @@ def test_duplicate_json_keys_missing_and_binary_files(tmp_path):
 def test_write_is_atomic_on_failure(tmp_path):
     folder = tmp_path / "is_a_folder.json"
     folder.mkdir()
-    with pytest.raises(OSError):
+    with pytest.raises(SchedkitError, match="is_a_folder.json: is a folder, not a file|cannot write"):
         CostTable.model_validate(table()).write(folder)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["is_a_folder.json"]
 
