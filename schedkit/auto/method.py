@@ -103,6 +103,8 @@ class Auto(Method):
         # (the exact phases' options, checked before anything runs: an unknown solver is one line now)
         METHODS.get("milp")(formulation=self.formulation, **_given({"solver": self.options.solver,
                                                                      "gap": self.options.gap}))
+        if progress is not None and not callable(progress):
+            raise OptionError("progress", f"progress: needs a function of an AutoEvent, not {type(progress).__name__}")
         if progress is None:  # (a line on the terminal; nothing off it)
             from schedkit.progress import PhaseLine
 

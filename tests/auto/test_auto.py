@@ -105,6 +105,12 @@ def test_a_proof_of_infeasibility_is_reported_as_such():
     assert "exact" in schedule.message
 
 
+def test_a_progress_that_is_not_a_function_is_refused_before_any_work():
+    # (it failed with "TypeError: 'int' object is not callable" at the first event)
+    with pytest.raises(schedkit.OptionError, match="^progress: needs a function of an AutoEvent, not int$"):
+        schedkit.solve(Problem.load(HETERO), "auto", progress=5)
+
+
 def test_the_progress_callback_receives_phases_incumbent_bound_and_the_end():
     events: list[AutoEvent] = []
     schedkit.solve(Problem.load(HETERO), "auto", threads=1, progress=events.append)
