@@ -10,6 +10,7 @@ from schedkit import Problem
 from schedkit.auto import DEFAULT_BUDGET, AutoEvent
 from schedkit.auto.phases import plan
 from schedkit.auto.traits import Traits, traits_of
+from schedkit.errors import OptionError
 from schedkit.cli.main import main
 from schedkit.generators import layered
 from schedkit.methods import METHODS
@@ -107,7 +108,7 @@ def test_a_proof_of_infeasibility_is_reported_as_such():
 
 def test_a_progress_that_is_not_a_function_is_refused_before_any_work():
     # (it failed with "TypeError: 'int' object is not callable" at the first event)
-    with pytest.raises(schedkit.OptionError, match="^progress: needs a function of an AutoEvent, not int$"):
+    with pytest.raises(OptionError, match="^progress: needs a function of an AutoEvent, not int$"):
         schedkit.solve(Problem.load(HETERO), "auto", progress=5)
 
 
