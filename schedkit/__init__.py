@@ -9,8 +9,8 @@ Examples
 ('optimal', 4.516)
 """
 
-from schedkit.errors import (FormulationError, InvalidScheduleError, ProblemError, ScheduleError,
-                     SchedkitError, SolverError)
+from schedkit.errors import (FormulationError, InvalidScheduleError, NoScheduleError, OptionError, ProblemError,
+                     ScheduleError, SchedkitError, SolverError)
 from schedkit.problem.spec import ProblemSpec
 from schedkit.problem.loading import load_spec
 from schedkit.problem import Problem
@@ -26,4 +26,5 @@ __version__ = "0.1.0"
 __all__ = ["Problem", "ProblemSpec", "load_spec", "Schedule", "TaskRun", "Transfer", "Block",
            "register_block", "Formulation", "get_formulation", "Method", "MethodOptions",
            "register_method", "solve", "list_methods", "SchedkitError", "ProblemError",
-           "FormulationError", "SolverError", "ScheduleError", "InvalidScheduleError"]
+           "FormulationError", "SolverError", "ScheduleError", "InvalidScheduleError", "OptionError",
+           "NoScheduleError"]
