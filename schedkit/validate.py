@@ -30,6 +30,8 @@ from schedkit.blocks import BLOCKS, Block, block_from_data
 from schedkit.errors import FormulationError, InvalidScheduleError, ProblemError, expect
 from schedkit.numerics import shorter
 from schedkit.problem.bounds import formulation_bound
+from schedkit.problem.without_transfers import carries_data
+from schedkit.timing import TimingRules
 from schedkit.registry import Registry
 from schedkit.machine import paused_gc
 from schedkit.schedule.bulk_checks import shared_reads
@@ -123,6 +125,8 @@ def ignored_data(problem, blocks) -> list[str]:
     >>> from schedkit.blocks import Assignment, NoOverlap, Precedence
     >>> ignored_data(Problem.load("examples/tiny.yaml"), [Assignment(), Precedence(), NoOverlap()])
     ["the problem gives memory capacities, which the formulation ignores (it has no 'memory' block)"]
+    >>> ignored_data(Problem.load("examples/tiny.yaml"), [Precedence(communication=False), NoOverlap()])[-1]
+    "the problem gives the data its edges carry, which the formulation ignores (its 'precedence' does not wait for transfers)"
     >>> from schedkit.blocks import MemoryTimeline
     >>> ignored_data(Problem.load("examples/topcuoglu2002.json"), [Assignment(), Precedence(), MemoryTimeline()])
     ["block 'memory_timeline' finds no weights and activations over time in the problem (with a finite capacity where it needs one): it constrains nothing"]
@@ -133,6 +137,10 @@ def ignored_data(problem, blocks) -> list[str]:
         if cls.interprets and cls.role == "semantic" and kind not in kinds and cls().finds_data(problem):
             out.append(f"the problem gives {cls.interprets}, which the formulation ignores "
                        f"(it has no '{kind}' block)")
+    rules = TimingRules.of(blocks, problem)
+    if rules.ordered_edges and not rules.times_transfers and carries_data(problem):
+        out.append("the problem gives the data its edges carry, which the formulation ignores "
+                   "(its 'precedence' does not wait for transfers)")
     # The converse, for blocks a user chose: a timeline on a problem without memory data
     # is not an error (the block is simply true), but it is worth one line.
     for block in blocks:
@@ -247,8 +255,8 @@ def verdict(problem, schedule, blocks=None) -> Verdict:
     >>> from schedkit import Problem, solve
     >>> p = Problem.load("examples/tiny.yaml")
     >>> found = verdict(p, solve(p, "milp", formulation="jssp", threads=1))
-    >>> found.violations, found.notes
-    ([], ["the problem gives memory capacities, which the formulation ignores (it has no 'memory' block)"])
+    >>> found.violations, found.notes[0]
+    ([], "the problem gives memory capacities, which the formulation ignores (it has no 'memory' block)")
     """
     from schedkit.problem import Problem
 

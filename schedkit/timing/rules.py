@@ -135,6 +135,20 @@ class TimingRules:
                          if getattr(self, f.name) != getattr(default, f.name))
 
     @property
+    def times_transfers(self) -> bool:
+        """Whether an edge's data takes time under these rules: it delays its destination
+        (``communication``), or its transfer holds a channel, a port or memory. Where not, a
+        schedule is the same as on the problem whose edges carry no data
+        (:mod:`schedkit.problem.without_transfers`).
+
+        Examples
+        --------
+        >>> TimingRules(ordered_edges=True, communication=True).times_transfers, TimingRules().times_transfers
+        (True, False)
+        """
+        return self.communication or self.congestion is not None or self.memory is not None
+
+    @property
     def shared(self) -> bool:
         """Whether schedules under these rules book shared timelines (:meth:`transfers`):
         transfers that contend for channels or ports, or resources that tasks hold.

@@ -145,5 +145,6 @@ def test_a_proven_optimum_is_printed_without_float_noise(capsys):
 def test_solve_says_once_what_the_formulation_ignores(capsys):
     assert main(["solve", TINY, "-f", "jssp"]) == 0
     err = capsys.readouterr().err
-    assert err.count("which the formulation ignores") == 1
-    assert "the problem gives memory capacities, which the formulation ignores (it has no 'memory' block)" in err
+    assert err.count("which the formulation ignores") == 2
+    assert err.count("the problem gives memory capacities, which the formulation ignores (it has no 'memory' block)") == 1
+    assert err.count("the problem gives the data its edges carry, which the formulation ignores") == 1

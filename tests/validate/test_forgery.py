@@ -200,7 +200,8 @@ def test_validate_says_once_which_data_it_did_not_check(tmp_path, capfd, case):
             schedule = schedkit.solve(Problem.load(path), "milp", formulation="latency", threads=1)
     code, out, err = run(["validate", path, write(tmp_path, json.loads(schedule.to_json()))], capfd)
     assert code == 0 and out.startswith("valid:")
-    assert err.count("schedkit: note:") == 1 and expected in err, err
+    notes = 2 if case == "jssp on tiny" else 1    # (jssp ignores the edges' data too)
+    assert err.count("schedkit: note:") == notes and err.count(expected) == 1, err
 
 
 # ---------------------------------------------------------------------- every corruption, every family
