@@ -55,13 +55,16 @@ $x_{i,u} + x_{j,v} \le 1$.
             ti, tj = p.tasks[i], p.tasks[j]
             wait = timing.start(j) - timing.end(i)
             blk.add("delay", (ti, tj, "data"), wait >= 0)
-            if not self.communication or size == 0:
+            if size == 0:
                 continue
             Ai, Aj = p.allowed[i], p.allowed[j]
+            # (data needs a link path even where its transfer takes no time: as the check and CP-SAT say)
             for u in Ai:
                 for v in Aj:
                     if u != v and not p.linked[u][v]:
                         _at_most_one(blk, (ti, tj, p.devices[u], p.devices[v]), x.x(i, u) + x.x(j, v))
+            if not self.communication:
+                continue
             for side, mine, other in (("from", Ai, Aj), ("to", Aj, Ai)):
                 for a in mine:
                     cost = {}

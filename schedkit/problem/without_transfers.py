@@ -40,15 +40,32 @@ def carries_data(problem) -> bool:
 
 def without_transfers(problem):
     """``problem`` with every edge of size 0 and no transfer times of its own; ``problem``
-    itself when no edge carries data (:func:`carries_data`)."""
+    itself when no edge carries data (:func:`carries_data`).
+
+    Where some devices have no link path between them, data still cannot cross from one to
+    the other (the formulation's ``precedence`` says so): each edge that carries data keeps its
+    size and takes 0 time between every two linked devices (``transfer_times``), so the pairs
+    it may use stay those of ``problem``. Edges loaded in bulk (an
+    :class:`~schedkit.problem.edge_table.EdgeTable`) give no transfer times: such a problem is
+    returned as it is, its schedules timed with the transfers.
+    """
     from schedkit.problem.problem import Problem
 
     if not carries_data(problem):
         return problem
     spec = problem.spec
-    if isinstance(spec.edges, EdgeTable):
-        table = spec.edges
-        edges = EdgeTable(table.names, table.src, table.dst, np.zeros(len(table)))
+    n = len(problem.devices)
+    linked = [(u, v) for u in range(n) for v in range(n) if u != v and problem.linked[u][v]]
+    if len(linked) == n * (n - 1):
+        if isinstance(spec.edges, EdgeTable):
+            table = spec.edges
+            edges = EdgeTable(table.names, table.src, table.dst, np.zeros(len(table)))
+        else:
+            edges = [edge.model_copy(update={"size": 0.0, "transfer_times": None}) for edge in spec.edges]
+    elif isinstance(spec.edges, EdgeTable):
+        return problem
     else:
-        edges = [edge.model_copy(update={"size": 0.0, "transfer_times": None}) for edge in spec.edges]
+        instant = {f"{problem.devices[u]}->{problem.devices[v]}": 0.0 for u, v in linked}
+        edges = [edge.model_copy(update={"transfer_times": instant}) if spec.edge_size(edge) > 0 else
+                 edge.model_copy(update={"transfer_times": None}) for edge in spec.edges]
     return Problem(spec.model_copy(update={"edges": edges}))

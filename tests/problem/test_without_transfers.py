@@ -35,3 +35,15 @@ def test_edges_loaded_in_bulk_stay_columns(tmp_path, monkeypatch):
 def test_a_problem_without_data_is_returned_as_it_is():
     p = Problem.load("examples/ft06.json")
     assert not carries_data(p) and without_transfers(p) is p
+
+
+def test_where_devices_lack_a_link_path_data_keeps_its_size_and_moves_in_no_time():
+    p = Problem.from_dict({
+        "devices": [{"name": "g"}, {"name": "c"}, {"name": "t"}],
+        "links": [{"src": "g", "dst": "c", "bandwidth": 1}],            # t is reached by nothing
+        "tasks": [{"name": "a", "work": 1, "output_size": 5}, {"name": "b", "work": 1}],
+        "edges": [{"src": "a", "dst": "b"}]})
+    q = without_transfers(p)
+    (_, _, size), = q.edges
+    assert float(size) == 5 and q.comm_time(size, 0, 1) == 0.0 and q.comm_time(size, 1, 0) == 0.0
+    assert not q.pair_allowed(size, 0, 2) and not q.moves(size, 0, 1)
