@@ -31,9 +31,9 @@ $$\mathit{start}_j \ge \mathit{end}_i + \sum_{u \in D_i \setminus\{v\}} c_{uv}\,
   - \Big(1 - x_{j,v}\Big) \sum_{u \in D_i \setminus\{v\}} c_{uv} \qquad \forall v \in D_j$$
 
 Both are exact when $x_{i,u} = x_{j,v} = 1$ and relax to $\mathit{start}_j \ge \mathit{end}_i - \ldots$
-otherwise; they need no product variables. Device pairs with no link path get
-$x_{i,u} + x_{j,v} \le 1$.
+otherwise; they need no product variables.
 {% endif %}
+Where an edge carries data, device pairs with no link path get $x_{i,u} + x_{j,v} \le 1$.
 """
 
     builds_rows = True
