@@ -31,7 +31,7 @@ from schedkit.errors import FormulationError, InvalidScheduleError, ProblemError
 from schedkit.numerics import shorter
 from schedkit.problem.bounds import formulation_bound
 from schedkit.problem.without_transfers import carries_data
-from schedkit.timing import TimingRules
+from schedkit.timing.rules import TimingRules
 from schedkit.registry import Registry
 from schedkit.machine import paused_gc
 from schedkit.schedule.bulk_checks import shared_reads

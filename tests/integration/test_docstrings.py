@@ -12,7 +12,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 RUNNER = r"""
-import doctest, importlib, json, pkgutil, sys
+import doctest, importlib, json, pkgutil, signal, sys
+# (schedkit.interrupt's examples send SIGINT as Ctrl-C would: a run launched in the
+# background inherits it ignored, and Python then raises nothing)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import schedkit
 import schedkit.formulations, schedkit.heuristics, schedkit.decompositions
 
