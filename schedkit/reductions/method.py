@@ -65,7 +65,7 @@ from schedkit.reductions.parts import Part, parse_options_text, part_options
 from schedkit.reductions.reduction import DECOMPOSITIONS, DecompositionOutOfTime, NoOptions, Reduction, Split
 from schedkit.reductions.retry import retry_unproven
 from schedkit import interrupt
-from schedkit.errors import Interrupted, SchedkitError
+from schedkit.errors import Interrupted, ProblemError, SchedkitError
 from schedkit.methods import METHODS, Method, MethodOptions, register_method
 from schedkit.registry import Registry
 from schedkit.problem import Problem
@@ -139,6 +139,15 @@ class DecompositionMethod(Method):
     def run(self, problem: Problem) -> Result:
         try:
             return self._run(problem)
+        except ProblemError as failed:
+            # (the problem passed its checks: the decomposition could not stitch it, kedge's
+            # module that no longer fits the memory its earlier modules left, or a part
+            # without a schedule; the whole problem may still have one)
+            kept = self._finished_whole(problem, Termination.FINISHED,
+                                        f"{failed}; {FINISHER}'s schedule of the whole problem instead")
+            if kept is None:
+                raise
+            return kept
         except KeyboardInterrupt as stop:
             if isinstance(stop, Interrupted) and stop.result is not None and stop.problem is problem:
                 raise

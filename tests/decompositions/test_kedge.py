@@ -138,3 +138,27 @@ def test_a_lookahead_solves_the_next_module_with_each_and_keeps_only_its_own():
     s = solve(p, "kedge", k=3, lookahead=1, inner="milp", executor="serial")
     s.validate(p)
     assert sorted(r.task for r in s.tasks) == sorted(p.tasks)
+
+
+def test_a_module_that_no_longer_fits_the_memory_left_gets_the_whole_problem_by_heft():
+    # (memory-tight, with colocation groups and pins: module 2's task t7 fits no device once
+    # module 1 took its memory. kedge ended with no schedule, exit 4, where one exists)
+    import random
+
+    from schedkit.generators import layered
+
+    rng = random.Random(6)
+    data = layered(3, 3, 0.5, 0.2, 3, seed=6, types=2, memory_slack=1.3)
+    devices = [d["name"] for d in data["devices"]]
+    for task in data["tasks"]:
+        draw = rng.random()
+        if draw < 0.25:
+            task["colocate"] = f"g{rng.randrange(2)}"
+        elif draw < 0.35:
+            task["pin"] = [rng.choice(devices)]
+    problem = Problem.from_dict(data)
+    schedule = solve(problem, "kedge")
+    assert "module 2 cannot be placed after the modules before it" in schedule.message
+    assert schedule.message.endswith("heft's schedule of the whole problem instead")
+    assert schedule.status == "heuristic" and schedule.violations(problem) == []
+    assert schedule.makespan == solve(problem, "heft").makespan
