@@ -39,6 +39,7 @@ from schedkit.problem.durations import Room, TypeRow, TypeTables, WorkRow, per_i
 from schedkit.problem.edge_table import EdgeLists, EdgeTable
 from schedkit.problem.magnitude import check_magnitudes
 from schedkit.problem.network import Network, Payload
+from schedkit.problem.placement_checks import check_placements
 from schedkit.problem.spec import ProblemSpec
 from schedkit.problem.loading import load_spec, parse_spec
 
@@ -129,9 +130,7 @@ class Problem:
         if not isinstance(spec.edges, EdgeTable):
             self.edges  # noqa: B018 - a list of EdgeSpec: its sizes and transfer times checked on load
         self._build_network()
-        self._check_reachable_placements()
-        self._check_fixed_memory()
-        self._check_collocation()
+        check_placements(self)
         if spec.workload is not None:
             self.batches  # noqa: B018 - sizes that cannot add up to L are bad input, named on load
 
@@ -249,34 +248,6 @@ class Problem:
     def pair_allowed(self, size: float, u: int, v: int) -> bool:
         """Whether an edge's ends may sit on ``u`` and ``v`` (a path exists, or nothing moves)."""
         return u == v or size == 0 or self.linked[u][v]
-
-    def _check_reachable_placements(self) -> None:
-        # A task whose every placement cuts it off from a neighbour makes the problem infeasible.
-        if all(all(row) for row in self.linked):
-            return  # every pair of devices is linked
-        for i, j, size in self.edges:
-            if size == 0:
-                continue
-            if not any(self.pair_allowed(size, u, v) for u in self.allowed[i] for v in self.allowed[j]):
-                raise ProblemError(
-                    f"edge {self.tasks[i]}->{self.tasks[j]}: no devices of the two tasks are connected")
-
-    def _check_collocation(self) -> None:
-        # Every method and the MILP put a collocation group on one device: there must be one.
-        for group, members in self.colocate_groups.items():
-            if not set.intersection(*(set(self.allowed[i]) for i in members)):
-                raise ProblemError(f"collocation group '{group}': its tasks share no device they may all run on")
-
-    def _check_fixed_memory(self) -> None:
-        # Summed in file order per device, one pass over the tasks.
-        needs = [0.0] * len(self.devices)
-        for memory, allowed in zip(self.task_memory, self.allowed):
-            if len(allowed) == 1:
-                needs[allowed[0]] += memory
-        for d, (need, cap) in enumerate(zip(needs, self.device_memory)):
-            if not fits(need, cap):
-                raise ProblemError(f"device {self.devices[d]}: the tasks that can run only there need "
-                                   f"{need:g} of memory, capacity {cap:g}")
 
     # ------------------------------------------------------------------ graph data
     @cached_property
