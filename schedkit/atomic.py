@@ -8,10 +8,11 @@ when anything fails.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from schedkit.errors import SchedkitError
 
@@ -94,20 +95,15 @@ def write_text_atomic(path: str | Path, text: str) -> None:
             raise
 
 
-class _named:
+@contextlib.contextmanager
+def _named(path: Path) -> Iterator[None]:
     """Turns an :class:`OSError` of writing ``path`` (or its temporary file) into a one-line
     :class:`~schedkit.errors.SchedkitError` that names ``path``, the file the user asked for:
     a folder that takes no new file (``/proc``), a full disk, a read-only file system."""
-
-    def __init__(self, path: Path):
-        self.path = path
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is not None and issubclass(exc_type, OSError):
-            raise SchedkitError(f"{self.path}: cannot write: {exc.strerror or exc}") from None
+    try:
+        yield
+    except OSError as exc:
+        raise SchedkitError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
 def atomic_output(path: str | Path):
