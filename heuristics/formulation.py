@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from schedkit.errors import FormulationError, OptionError
+from schedkit.errors import FormulationError
 from schedkit.methods import Method, MethodOptions
-from schedkit.semantics import Formulation, get_formulation
+from schedkit.semantics.formulation import formulation_given, get_formulation
 from schedkit.problem import Problem
 from schedkit.timing import MemoryLevels, TimingRules, Transfers
 from schedkit.validate import semantic_blocks
@@ -69,13 +69,7 @@ class FollowsFormulation(Method):
     runs_batches = True  # (every split of the inputs, run as one input each: heuristics.batched)
 
     def __init__(self, formulation=None, **options):
-        self._given = None
-        if isinstance(formulation, (Formulation, dict)):
-            try:
-                self._given = get_formulation(formulation)
-            except FormulationError as exc:
-                raise OptionError("formulation", str(exc)) from None
-            formulation = self._given.name
+        self._given, formulation = formulation_given(formulation)
         super().__init__(**({} if formulation is None else {"formulation": formulation}), **options)
 
     def formulation(self):

@@ -91,12 +91,15 @@ class Auto(Method):
 
     Options = AutoOptions
 
-    def __init__(self, progress: Callable[[AutoEvent], None] | None = None, **options: Any):
-        from schedkit.milp.formulation import get_formulation
+    def __init__(self, progress: Callable[[AutoEvent], None] | None = None, formulation=None, **options: Any):
+        """``formulation``: a preset name, a file, or a :class:`Formulation` (or its data), as
+        for ``milp``; ``progress``: a function that receives each :class:`AutoEvent`."""
+        from schedkit.semantics.formulation import formulation_given, get_formulation
 
-        super().__init__(**options)
+        given, formulation = formulation_given(formulation)
+        super().__init__(**({"formulation": formulation} if formulation else {}), **options)
         try:
-            self.formulation = self._given = get_formulation(self.options.formulation)
+            self.formulation = self._given = given or get_formulation(self.options.formulation)
         except SchedkitError as exc:
             raise OptionError("formulation", str(exc)) from None
         self._defaulted = "formulation" not in self.options.model_fields_set

@@ -96,20 +96,14 @@ class Milp(Method):
         ``start``: a schedule that starts the solver instead of the automatic search (a
         composite method's incumbent, see :mod:`schedkit.auto`); like any start, it only
         counts when every block of the formulation accepts it. ``options``: :class:`MilpOptions`."""
-        from schedkit.milp.formulation import Formulation, get_formulation
+        from schedkit.semantics.formulation import formulation_given, get_formulation
         from schedkit.milp.solvers import get_adapter
 
         self.start = start
-
+        given, formulation = formulation_given(formulation)
+        super().__init__(**({"formulation": formulation} if formulation else {}), **options)
         try:
-            if isinstance(formulation, (Formulation, dict)):
-                self.formulation = get_formulation(formulation)
-                super().__init__(formulation=self.formulation.name, **options)
-            else:
-                super().__init__(**({"formulation": formulation} if formulation else {}), **options)
-                self.formulation = get_formulation(self.options.formulation)
-        except OptionError:
-            raise
+            self.formulation = given or get_formulation(self.options.formulation)
         except SchedkitError as exc:
             raise OptionError("formulation", str(exc)) from None
         try:

@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from schedkit.blocks import BLOCKS, Block, Cuts, block_from_data
-from schedkit.errors import FormulationError, ProblemError
+from schedkit.errors import FormulationError, OptionError, ProblemError
 from schedkit.semantics.families import FAMILIES
 from schedkit.semantics.objectives import OBJECTIVES
 from schedkit.plugins import hint
@@ -249,6 +249,32 @@ def get_formulation(spec: str | Path | Formulation | dict | None) -> Formulation
             raise FormulationError(f"{text}: no such formulation file")
         return Formulation.load(text)
     return FORMULATIONS.get(text)
+
+
+def formulation_given(spec) -> tuple[Formulation | None, Any]:
+    """A method's ``formulation`` argument split into the formulation given from Python (a
+    :class:`Formulation` or its data, else ``None``) and the value its option records: the
+    formulation's name, or ``spec`` itself (a preset name, a file, ``None``), which the option
+    checks. One rule for every method that takes a formulation.
+
+    Examples
+    --------
+    >>> given, option = formulation_given({"name": "mine", "blocks": ["assignment", "no_overlap"]})
+    >>> [b.kind for b in given.blocks], option
+    (['assignment', 'no_overlap', 'cuts'], 'mine')
+    >>> formulation_given("moirai")
+    (None, 'moirai')
+    >>> formulation_given({"blocks": []})
+    Traceback (most recent call last):
+    schedkit.errors.OptionError: a formulation needs a non-empty list of 'blocks'
+    """
+    if not isinstance(spec, (Formulation, dict)):
+        return None, spec
+    try:
+        given = get_formulation(spec)
+    except FormulationError as exc:
+        raise OptionError("formulation", str(exc)) from None
+    return given, given.name
 
 
 def list_formulations() -> list[tuple[str, str]]:

@@ -193,3 +193,22 @@ def test_a_workload_without_a_formulation_gets_one_that_splits_its_inputs(given,
     assert schedule.violations(problem) == []
     if exact_ran:
         assert schedule.makespan < schedkit.solve(problem, "heft").makespan
+
+
+MINE = {"name": "mine", "objective": "makespan",
+        "blocks": ["assignment", "placement", {"precedence": {"communication": True}},
+                   {"no_overlap": {"encoding": "device"}}, "channels", {"congestion": {"resource": "both"}}]}
+
+
+@pytest.mark.parametrize("given", [MINE, schedkit.get_formulation(MINE)], ids=["data", "object"])
+def test_a_formulation_composed_in_python_is_taken_as_milp_takes_it(given):
+    # (the option was a string only: auto, the default, refused what milp and heft accept)
+    problem = Problem.load(TINY)
+    schedule = schedkit.solve(problem, "auto", formulation=given, time_limit=20, threads=1)
+    exact = schedkit.solve(problem, "milp", formulation=given, threads=1)
+    assert schedule.formulation["name"] == "mine"
+    assert schedule.status == exact.status == "optimal"
+    assert schedule.makespan == pytest.approx(exact.makespan)
+    assert schedule.violations(problem, schedkit.get_formulation(MINE).semantic_blocks()) == []
+    with pytest.raises(OptionError, match="non-empty list of 'blocks'"):
+        schedkit.solve(problem, "auto", formulation={"blocks": []})
