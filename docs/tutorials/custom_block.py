@@ -27,6 +27,7 @@ class MaxTasks(Block):
     """At most ``limit`` tasks run on each device."""
 
     requires = frozenset({"x"})      # uses the assignment binaries x[i,d]
+    holds_on_parts = True            # some tasks within the limit: as in the whole problem
 
     limit: int = 3
     """Largest number of tasks on one device."""

@@ -30,7 +30,7 @@ from typing import Any, Callable
 from pydantic import Field
 
 from schedkit.auto.phases import Phase, cuts_least, plan, share
-from schedkit.auto.runnable import runnable
+from schedkit.auto.runnable import honours, runnable
 from schedkit.auto.traits import traits_of
 from schedkit.auto.state import AutoEvent, Incumbent
 from schedkit.reductions.budget import Budget, finish_seconds
@@ -302,8 +302,9 @@ class Auto(Method):
         options = _given({"formulation": self.formulation.to_data(), "seed": o.seed, "gap": o.gap,
                           "threads": o.threads, "lns_seconds": 0.0,
                           # (HEFT's start for the big-M horizon: a module of 14 tasks is solved
-                          # in 2.9 s instead of 3.9 s, without the start search and local search)
-                          "warm_start": "heft" if "heft" in METHODS.names() else None})
+                          # in 2.9 s instead of 3.9 s, without the start search and local search;
+                          # where HEFT cannot honour a block, every part's solve would fail on it)
+                          "warm_start": "heft" if honours("heft", self.formulation, problem) else None})
         milp = METHODS.get("milp")
         # (a module of a dozen tasks: CP-SAT alone proves it in about half the time of the race
         # on two cores, MOIRAI's GoogLeNet modules of 14 tasks: 2.6-3.6 s against 6.4-9.3 s; a

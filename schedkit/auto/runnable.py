@@ -27,7 +27,7 @@ from schedkit.problem import Problem
 from schedkit.reductions.budget import Budget
 from schedkit.timing import TimingRules
 
-__all__ = ["runnable", "decomposition_refusal"]
+__all__ = ["runnable", "decomposition_refusal", "honours"]
 
 
 def decomposition_refusal(name: str, problem: Problem, blocks: list, own_checks: bool = True) -> str | None:
@@ -43,11 +43,27 @@ def decomposition_refusal(name: str, problem: Problem, blocks: list, own_checks:
     return reduction.refusal(problem, blocks) if own_checks else Reduction.refusal(reduction, problem, blocks)
 
 
+def honours(name: str, formulation, problem: Problem) -> bool:
+    """Whether method ``name`` is installed and its schedules can satisfy ``formulation`` on
+    ``problem`` (a heuristic cannot honour a block of your own that sets no timing rule)."""
+    from schedkit.errors import SchedkitError
+    from schedkit.methods import METHODS
+
+    if name not in METHODS.names():
+        return False
+    try:
+        METHODS.get(name)(formulation=formulation).blocks(problem)
+    except SchedkitError:
+        return False
+    return True
+
+
 def runnable(problem: Problem, phases: list[Phase], state, budget: Budget, blocks: list, rules: TimingRules,
              too_large: Callable[[Problem, float | None], str | None]) -> list[Phase]:
     """``phases`` without those that cannot run, each recorded in ``state`` (an
     :class:`~schedkit.auto.state.Incumbent`) as skipped with its reason; ``too_large(problem,
     seconds)``: why the exact model does not fit ``seconds``, or ``None``."""
+    from schedkit.auto.series import refusal as series_refusal
     from schedkit.auto.spine_bound import refusal
 
     kept = []
@@ -63,6 +79,8 @@ def runnable(problem: Problem, phases: list[Phase], state, budget: Budget, block
             why = too_large(problem, left)
         elif phase.name == "series" and chained == "":
             continue    # (bridge_dp applies: it solves the same chain, every pair)
+        elif phase.name == "series":
+            why = series_refusal(blocks)
         elif phase.name == "bridge_dp" and chained:
             why = chained   # (the series search solves the chain in its stead)
         elif phase.name == "kedge":

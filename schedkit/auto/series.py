@@ -80,7 +80,7 @@ from schedkit.reductions.subproblem import module_part
 from schedkit.schedule import Result, Schedule
 from schedkit.timing import TimingRules
 
-__all__ = ["SeriesFound", "series_search"]
+__all__ = ["SeriesFound", "series_search", "refusal"]
 
 #: A module's solve is given at least this many seconds (the exact race's start-up).
 LEAST_SECONDS = 0.5
@@ -97,6 +97,25 @@ MAX_CHAIN_TASKS = 64
 #: A module's placement relaxation stops after this many seconds with the bound it proved
 #: (Inception-v4's modules of 33 tasks: 0.1-0.5 s each, free or pinned, on 2 shared cores).
 RELAX_SECONDS = 2.0
+
+
+def refusal(blocks: list) -> str | None:
+    """Why the series search cannot bound a formulation of ``blocks`` by its parts, in one
+    line, or ``None``: a block that may ask more of a part than of the whole problem
+    (:attr:`Block.holds_on_parts <schedkit.blocks.Block>` false) would make a part's optimum
+    exceed its share of the whole one, and the sum no bound.
+
+    Examples
+    --------
+    >>> from schedkit.semantics import get_formulation
+    >>> refusal(get_formulation("moirai").blocks) is None
+    True
+    """
+    for block in blocks:
+        if not block.holds_on_parts:
+            return (f"block '{block.kind}' may ask more of a part of the tasks than of the whole "
+                    "problem (it does not set holds_on_parts): its parts' bounds would not add up")
+    return None
 
 
 @dataclass
@@ -220,7 +239,7 @@ def series_search(problem: Problem, solve: Callable[[Problem, float], Result], s
             result, floor = _solve(problem, chain[t], t, side, device, solve,
                                    max(LEAST_SECONDS, left / (len(asks) - k)), blocks, relax)
             took[t] = min(took[t], time.perf_counter() - began)
-            found.solves += 1
+            found.solves += result is not None
             learn(problem, chain[t], result, (side, device), floor)
     found.schedules = schedules(problem, chain, rules, start)
     found.proven = any(closed(s.makespan, found.bound) for s in found.schedules)

@@ -159,7 +159,8 @@ class Incumbent:
         """The running phase ends (with ``note`` when it gave no result)."""
         record = self.phases[-1]
         record.seconds = time.perf_counter() - record.began
-        record.note = note if note is None or record.note is None else f"{record.note}; {note}"
+        if note is not None:    # (after what the phase's results said of themselves)
+            record.note = note if record.note is None else f"{record.note}; {note}"
         if status is not None:
             record.status = status
         self.emit(note or "")
@@ -188,14 +189,16 @@ class Incumbent:
             self.infeasible_from = record.label  # (only an exact method proves it)
         schedule = result.schedule
         better = False
+        found = None
         if schedule is not None and schedule.tasks:
-            record.makespan = schedule.makespan
             # (Method.result validated it by the phase's own blocks: judge it again only when
             # those do not include auto's, which costs seconds on 10,000 tasks)
             found = [] if self._judged_alike(result) else violations(self.problem, result.to_schedule(), self.blocks)
             if found:
                 record.note = f"its schedule breaks auto's formulation ({found[0]}): not used"
+                record.status = None
             else:
+                record.makespan = schedule.makespan
                 self._found.append((schedule, record.label))
             if found:
                 pass  # (never the incumbent)
@@ -205,7 +208,7 @@ class Incumbent:
                 better = True
             elif result.quality is Quality.OPTIMAL and closed(schedule.makespan, self.makespan, OPTIMAL_GAP):
                 self.proven = True
-        if result.quality is Quality.OPTIMAL and schedule is not None:
+        if result.quality is Quality.OPTIMAL and found == []:   # (a schedule that breaks a block proves nothing)
             better |= self.bound_at_least(schedule.makespan, record.label)
         better |= self.bound_at_least(result.bound, record.label)
         if self.bound is not None and self.makespan is not None and self.bound > self.makespan:

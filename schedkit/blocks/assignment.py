@@ -16,6 +16,7 @@ from schedkit.schedule.batched import is_batched, rows_by_input
 class Assignment(Block):
     """Each task runs on exactly one of its allowed devices, for its duration there."""
 
+    holds_on_parts = True
     default = True
     requires = frozenset({"x"})
     template = r"""

@@ -84,6 +84,13 @@ class Block(BaseModel):
     build_only : frozenset of str
         Parameters that change how the block builds, not what it checks (``no_overlap``'s
         ``encoding``): :meth:`covers` ignores them.
+    holds_on_parts : bool
+        Whether the block, on a part of the problem (some of its tasks, with stand-ins for the
+        data that enters them), asks no more than it asks of those tasks in the whole problem,
+        so that a part's optimum under it never exceeds the whole problem's: ``auto``'s series
+        search then sums parts' bounds. True of every built-in block; ``False`` by default, since
+        a block of your own may not (at least one task per device: a part of two tasks on three
+        devices would be infeasible). Set it on yours to let that search run.
     builds_rows : bool
         ``True`` when :meth:`build` writes sparse rows into a :class:`RowSink`; ``False`` (the default) when it adds
         Pyomo constraints to a ``pyo.Block``.
@@ -101,6 +108,7 @@ class Block(BaseModel):
     template: ClassVar[str] = ""
     builds_rows: ClassVar[bool] = False
     build_only: ClassVar[frozenset[str]] = frozenset()
+    holds_on_parts: ClassVar[bool] = False
 
     def build(self, ctx: BuildContext, blk: RowSink | Any) -> None:
         """Add this block's constraints to ``blk``: a ``pyo.Block``, or a :class:`RowSink` (``builds_rows``)."""

@@ -44,6 +44,7 @@ from schedkit.numerics import is_whole, whole_units
 class Batching(Block):
     """The workload's inputs run in batches of the sizes each device allows (DiviML's model)."""
 
+    holds_on_parts = True
     interprets = "a workload of several inputs"
     requires = frozenset({"batch"})
     replaces = frozenset({"assignment", "placement", "precedence", "no_overlap", "memory", "cuts"})

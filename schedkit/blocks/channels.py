@@ -28,6 +28,7 @@ from schedkit.numerics import time_tolerance
 class Channels(Block):
     """Transfers as tasks: each starts after its source ends, lasts its transfer time, ends before its consumer starts."""
 
+    holds_on_parts = True
     requires = frozenset({"x", "timing", "transfer"})
     template = r"""
 Every edge $(i,j)$ that may move data has a transfer with start $s^{tr}_{ij}$ and end

@@ -32,6 +32,7 @@ from schedkit.numerics import time_tolerance
 class Congestion(Block):
     """No two transfers hold one channel (or device port) at once: one order binary per pair that may share one."""
 
+    holds_on_parts = True
     requires = frozenset({"x", "timing", "transfer"})
     resource: Literal["channel", "port", "both"] = "channel"
     """What transfers contend for: ``channel`` (every channel of the route), ``port`` (the sending

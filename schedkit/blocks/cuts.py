@@ -18,6 +18,7 @@ from schedkit.blocks.window_sum import TermTable
 class Cuts(Block):
     """Valid inequalities: one-device load windows and chains of descendants (ancestors) on a device."""
 
+    holds_on_parts = True
     role = "cut"
     requires = frozenset({"x", "timing", "makespan"})
     load: bool = True

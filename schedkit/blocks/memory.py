@@ -13,6 +13,7 @@ from schedkit.numerics import fits, is_whole, whole_units
 class Memory(Block):
     """The tasks placed on a device fit in its memory (static capacity)."""
 
+    holds_on_parts = True
     default = True
     interprets = "memory capacities"
     requires = frozenset({"x"})

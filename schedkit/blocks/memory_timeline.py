@@ -51,6 +51,7 @@ from schedkit.numerics import fits, is_whole, time_tolerance, whole_units
 class MemoryTimeline(Block):
     """A device's memory level over time (weights, activations added and released) stays within its capacity."""
 
+    holds_on_parts = True
     interprets = "weights and activations over time"
     subsumes = frozenset({"memory"})  # static memory is resident in the level
     requires = frozenset({"x", "timing", "order"})

@@ -13,6 +13,7 @@ from schedkit.schedule.bulk_checks import devices_apart
 class NoOverlap(Block):
     """Two tasks on one device do not overlap: one order binary per pair the graph leaves open."""
 
+    holds_on_parts = True
     default = True
     requires = frozenset({"x", "timing", "order"})
     build_only = frozenset({"encoding"})

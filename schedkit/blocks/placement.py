@@ -10,6 +10,7 @@ from schedkit.schedule.batched import is_batched, rows_by_input
 class Placement(Block):
     """Pins restrict a task's devices; tasks of one collocation group share a device."""
 
+    holds_on_parts = True
     default = True
     interprets = "pins or collocation groups"
     requires = frozenset({"x"})

@@ -13,6 +13,7 @@ from schedkit.schedule.batched import is_batched
 class Precedence(Block):
     """A task starts once each predecessor has ended and, across devices, its data arrived."""
 
+    holds_on_parts = True
     default = True
     interprets = "edges (data dependencies)"
     requires = frozenset({"x", "timing"})

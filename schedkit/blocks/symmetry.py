@@ -52,6 +52,7 @@ from schedkit.errors import ProblemError
 class Symmetry(Block):
     """Identical devices (one group) are used in file order: the first carries the most."""
 
+    holds_on_parts = True
     role = "symmetry"
     requires = frozenset({"x"})
     builds_rows = True

@@ -220,3 +220,94 @@ def test_a_module_alike_one_solved_with_the_same_entry_takes_its_schedule():
     assert found.schedules
     for schedule in found.schedules:
         assert not violations(problem, schedule, MOIRAI.blocks)
+
+
+@pytest.fixture
+def device_count_blocks():
+    """Two blocks of a user's own: at least (``least_tasks``) and at most (``most_tasks``,
+    which says it holds on parts) a number of tasks per device."""
+    import pyomo.environ as pyo
+    from schedkit.blocks import BLOCKS, Block, register_block
+
+    def count(schedule, device):
+        return sum(run.device == device for run in schedule.tasks)
+
+    @register_block("least_tasks")
+    class LeastTasks(Block):
+        """Every device runs at least ``limit`` tasks: a part of a few tasks may not."""
+
+        requires = frozenset({"x"})
+        limit: int = 1
+
+        def build(self, ctx, blk):
+            p = ctx.problem
+            blk.rows = pyo.Constraint(p.devices, rule=lambda b, d: sum(
+                ctx.x(i, p.device_index[d]) for i in range(len(p.tasks))) >= self.limit)
+
+        def violations(self, problem, schedule):
+            return [f"{d} runs fewer than {self.limit}" for d in problem.devices if count(schedule, d) < self.limit]
+
+    @register_block("most_tasks")
+    class MostTasks(Block):
+        """No device runs more than ``limit`` tasks: true of every part when true of the whole."""
+
+        requires = frozenset({"x"})
+        holds_on_parts = True
+        limit: int = 4
+
+        def build(self, ctx, blk):
+            p = ctx.problem
+            blk.rows = pyo.Constraint(p.devices, rule=lambda b, d: sum(
+                ctx.x(i, p.device_index[d]) for i in range(len(p.tasks))) <= self.limit)
+
+        def violations(self, problem, schedule):
+            return [f"{d} runs more than {self.limit}" for d in problem.devices if count(schedule, d) > self.limit]
+
+    try:
+        yield
+    finally:
+        BLOCKS.unregister("least_tasks")
+        BLOCKS.unregister("most_tasks")
+
+
+def _slow_third_device_chain() -> Problem:
+    """Three modules of two parallel tasks between articulation tasks; d2 is three times slower."""
+    devices = [{"name": f"d{k}"} for k in range(3)]
+    links = [{"src": f"d{u}", "dst": f"d{v}", "bandwidth": 2} for u in range(3) for v in range(u + 1, 3)]
+    tasks, edges = [{"name": "a0", "durations": {"d0": 1, "d1": 1, "d2": 3}}], []
+    for k in range(3):
+        for j in range(2):
+            tasks.append({"name": f"m{k}{j}", "durations": {"d0": 2, "d1": 2, "d2": 6}})
+            edges += [{"src": f"a{k}", "dst": f"m{k}{j}", "size": 1}, {"src": f"m{k}{j}", "dst": f"a{k + 1}", "size": 1}]
+        tasks.append({"name": f"a{k + 1}", "durations": {"d0": 1, "d1": 1, "d2": 3}})
+    return Problem.from_dict({"devices": devices, "links": links, "tasks": tasks, "edges": edges})
+
+
+def test_a_block_that_asks_more_of_a_part_than_of_the_whole_keeps_the_series_search_out(device_count_blocks):
+    # (one task on the slow d2 costs the whole problem 14 - 12 = 2; asked of every module, as
+    # the series search asked it, three times that: the series bound was 17, above the optimum 14)
+    problem = _slow_third_device_chain()
+    formulation = {"name": "least", "blocks": list(MOIRAI.to_data()["blocks"]) + ["least_tasks"]}
+    exact = schedkit.solve(problem, "milp", formulation=formulation, solver="highs", threads=1)
+    assert exact.status == "optimal" and exact.makespan == pytest.approx(14)
+    schedule = schedkit.solve(problem, "auto", formulation=formulation, time_limit=30, threads=1)
+    note = next(p for p in schedule.phases if p["phase"] == "series")["note"]
+    assert note.startswith("skipped: block 'least_tasks' may ask more of a part")
+    assert schedule.bound <= 14 + 1e-6 and schedule.makespan == pytest.approx(14)
+
+
+def test_a_block_of_your_own_that_holds_on_parts_is_solved_part_by_part(device_count_blocks):
+    # (the parts' solves started from HEFT, which cannot honour the block: every one failed, and
+    # the search gave no bound of its own; its stitched schedule, 4 tasks per device in each
+    # part, breaks the whole's limit: it is said, and neither used nor shown as a result)
+    problem = _slow_third_device_chain()
+    formulation = {"name": "most", "blocks": list(MOIRAI.to_data()["blocks"]) + [{"most_tasks": {"limit": 4}}]}
+    optimum = schedkit.solve(problem, "milp", formulation=formulation, solver="highs", threads=1).makespan
+    schedule = schedkit.solve(problem, "auto", formulation=formulation, time_limit=30, threads=1)
+    series = next(p for p in schedule.phases if p["phase"] == "series")
+    assert lower_bound(problem) < series["bound"] <= optimum
+    assert "makespan" not in series and "status" not in series
+    assert series["note"].startswith("its schedule breaks auto's formulation (most_tasks: d0 runs more than 4): "
+                                     "not used; 3 modules, ")
+    assert schedule.bound <= optimum + 1e-6 and schedule.makespan == pytest.approx(optimum)
+    assert violations(problem, schedule, get_formulation(formulation).blocks) == []
