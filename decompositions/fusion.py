@@ -183,8 +183,8 @@ class Fusion(Reduction):
     def apply(self, problem, blocks=None):
         rules = self.options.rules or DEFAULT_RULES
         groups = fusion_groups(problem, rules)
-        if all(len(g) == 1 for g in groups):  # (nothing fused: the problem itself, not a copy of it)
-            return problem, self.inverse(problem, {"problem": problem, "groups": groups})
+        if all(len(g) == 1 for g in groups):  # (nothing fused: the problem itself, whose answer is the answer)
+            return problem, self.inverse(problem, {"problem": problem, "groups": groups}, exactness="equivalent")
         ops = ["+".join(problem.spec.tasks[i].op or "?" for i in g) if len(g) > 1 else problem.spec.tasks[g[0]].op
                for g in groups]
         coarse = coarse_problem(problem, groups, f"{problem.name}/fused", ops=ops)
@@ -198,4 +198,4 @@ class Fusion(Reduction):
         message = (f"fusion: {len(problem.tasks)} tasks scheduled as {len(groups)} ({fused} fused)" if fused else
                    "fusion fused nothing: no rule matched the tasks' op (the problem was solved as it is)")
         return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule,
-                      message=message)
+                      bound=None if fused else results[0].bound, message=message)

@@ -323,7 +323,10 @@ class Merge(Reduction):
         # one, invert makes it: ``schedkit decompose`` only applies.)
         start = None if self.deadline is None else self.heft_start(problem)
         groups, coarse = _coarsened(problem, self.options, self.greedy_tasks(problem))
-        return coarse, self.inverse(problem, {"problem": problem, "groups": groups, "start": start})
+        payload = {"problem": problem, "groups": groups, "start": start}
+        if all(len(g) == 1 for g in groups):    # (nothing merged: the problem itself, whose answer is the answer)
+            return problem, self.inverse(problem, payload, exactness="equivalent")
+        return coarse, self.inverse(problem, payload)
 
     def heft_start(self, problem: Problem) -> tuple[list[int], list[float]] | None:
         """HEFT's list schedule of the whole problem (every task's device and start): the
@@ -380,4 +383,8 @@ class Merge(Reduction):
                 seconds = 0.0  # (not one candidate of the refinement would be timed in time)
         device_of, start = best_refined(problem, starts, groups, seconds)
         schedule = to_schedule(problem, device_of, start, self.name)
-        return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule)
+        if any(len(g) > 1 for g in groups):
+            return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule)
+        return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule,
+                      bound=results[0].bound, message=f"merge merged nothing ({len(problem.tasks)} tasks, "
+                      f"at most {self.options.nodes} nodes asked): the problem was solved as it is")

@@ -271,7 +271,8 @@ class _Step(ABC):
     def inverse(self, problem: Problem | ProblemSpec, payload: Any = None,
                 exactness: Exactness | None = None) -> InverseData:
         """Inverse data made by this reduction from ``problem``, carrying ``payload``;
-        ``exactness``: what this application achieved when weaker than declared."""
+        ``exactness``: what this application achieved where it differs from the declared
+        (weaker on this problem; ``equivalent`` where it left the problem as it is)."""
         if exactness is not None and exactness not in EXACTNESS:
             raise SchedkitError(f"exactness '{exactness}' is not one of {', '.join(EXACTNESS)}")
         if exactness == self.exactness:
