@@ -33,7 +33,7 @@ from schedkit.testing.instances import CATALOGUE, Instance
 from schedkit.timing import list_schedule, to_schedule
 from schedkit.validate import semantic_blocks, violations
 
-__all__ = ["check_block", "check_family", "check_method", "check_method_on", "formulation_for"]
+__all__ = ["check_block", "check_family", "check_holds_on_parts", "check_method", "check_method_on", "formulation_for"]
 
 
 def formulation_for(blocks: Iterable[Block | str | dict] = (), families: Iterable[str] = (),
@@ -86,7 +86,10 @@ def check_block(block: Block | str | dict, problem: Problem, feasible: Schedule,
     - built into the smallest formulation that defines its families, its rows (and every
       other row) accept ``feasible``: the MILP never cuts off a valid schedule; nor does
       its CP-SAT form (:meth:`~schedkit.blocks.Block.build_cp`, where it has one and
-      OR-Tools is installed).
+      OR-Tools is installed);
+    - where it claims :attr:`~schedkit.blocks.Block.holds_on_parts`, it accepts ``feasible``
+      cut down to the first and to the last half of the tasks (in topological order), each
+      judged on a problem of those tasks alone (:func:`check_holds_on_parts`).
 
     ``feasible`` must satisfy every block of that formulation.
     """
@@ -115,6 +118,37 @@ def check_block(block: Block | str | dict, problem: Problem, feasible: Schedule,
     if block.role != "cut" and has_cp_form(block) and cpsat_installed():
         assert accepts(problem, formulation, feasible), \
             f"block '{kind}': its CP-SAT form cuts off the feasible schedule"
+    if block.holds_on_parts:
+        check_holds_on_parts(block, problem, feasible)
+
+
+def check_holds_on_parts(block: Block, problem: Problem, feasible: Schedule) -> None:
+    """A block that says it holds on parts accepts ``feasible`` cut down to a part: the first
+    and the last half of the tasks in topological order, each on a problem of those tasks
+    alone (the edges among them), the schedule keeping their rows and the transfers between
+    them. What the whole problem allows, a part must allow.
+
+    Examples
+    --------
+    >>> from schedkit import solve
+    >>> from schedkit.blocks import Memory
+    >>> from schedkit.testing.instances import instance
+    >>> p = instance("fork_join").problem()
+    >>> check_holds_on_parts(Memory(), p, solve(p, "heft"))
+    """
+    from schedkit.reductions.subproblem import sub_problem
+
+    order = problem.topological_order
+    half = max(1, len(order) // 2)
+    for name, keep in (("first", order[:half]), ("last", order[half:] or order)):
+        part = sub_problem(problem, keep, f"{problem.name}/{name}-half")
+        inside = set(part.tasks)
+        cut = feasible.model_copy(update={
+            "tasks": [r for r in feasible.tasks if r.task in inside],
+            "transfers": [t for t in feasible.transfers if t.src in inside and t.dst in inside]})
+        found = block.violations(part, cut)
+        assert found == [], (f"block '{block.kind}' says it holds on parts, but rejects the {name} half "
+                             f"of a valid schedule on those tasks alone: {found[:3]}")
 
 
 def semi_active(problem: Problem) -> Schedule:

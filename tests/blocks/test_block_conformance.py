@@ -37,3 +37,29 @@ def test_every_block_has_a_golden_lp_and_a_test_file(kind):
 def test_the_kit_catches_a_block_that_rejects_nothing():
     with pytest.raises(AssertionError, match="accepts the infeasible schedule"):
         check_block("memory", problem(), schedule(OPTIMAL), schedule(OPTIMAL))
+
+
+def test_the_kit_catches_a_block_that_says_it_holds_on_parts_and_does_not():
+    from schedkit.blocks import Block, register_block
+
+    @register_block("test_every_task")
+    class EveryTask(Block):
+        """The schedule runs every task of the problem: three of three, never on a part of two."""
+
+        requires = frozenset({"x"})
+        holds_on_parts = True       # (wrongly: a part of the tasks runs fewer)
+        builds_rows = True
+
+        def build(self, ctx, rows):
+            pass
+
+        def violations(self, problem, schedule):
+            n = len({r.task for r in schedule.tasks})
+            return [] if n >= 3 else [f"runs {n} tasks, fewer than 3"]
+
+    try:
+        with pytest.raises(AssertionError, match="says it holds on parts, but rejects the first half"):
+            whole = schedule(OPTIMAL)
+            check_block("test_every_task", problem(), whole, whole.model_copy(update={"tasks": whole.tasks[:2]}))
+    finally:
+        BLOCKS.unregister("test_every_task")
