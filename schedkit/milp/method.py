@@ -13,7 +13,7 @@ from schedkit.cpsat.solve import EXTRA, require_cpsat
 from schedkit.cpsat.worker import SPARE
 from schedkit.errors import FormulationError, Interrupted, OptionError, SchedkitError, SolverError
 from schedkit.methods import MAX_TIME_LIMIT, METHODS, Method, MethodOptions, register_method, solve
-from schedkit.milp.portfolio import choose_solver, combine, cp_beside, cpsat_installed, solve_cpsat
+from schedkit.milp.portfolio import choose_solver, combine, cp_beside, cpsat_installed, not_worse_than, solve_cpsat
 from schedkit.milp.race import deadline_after, default_threads
 from schedkit.milp.start import following, search_start
 from schedkit.problem import Problem
@@ -311,7 +311,9 @@ class Milp(Method):
         # Beside CP-SAT, HiGHS keeps one thread (paced: see milp.race.Pace); CP-SAT has two workers.
         threads = 1 if racing and o.threads is None else o.threads
         raw = adapter.solve(built, SolveOptions(time_limit, o.gap, threads, o.verbose), start, beside)
-        return exact_result(built, raw, method=self._label)
+        result = exact_result(built, raw, method=self._label)
+        # (a read-back longer than the start: the start; none at all: _exact returns it, saying why)
+        return not_worse_than(result, built.warm) if result.schedule is not None else result
 
     def _without_model(self, problem: Problem, best, why: str, began: float) -> Result:
         """The answer when the model is too large to build: the best start schedule, saying why."""

@@ -52,8 +52,8 @@ def solve_cpsat(problem: Problem, formulation, warm, horizon: float | None, time
     job = make_job(problem, formulation, horizon, warm, time_limit, workers, seed, verbose)
     answer = (worker or Worker(verbose)).solve(job)
     if answer is None:  # interrupted before CP-SAT had anything: the start schedule, if any
-        return _not_worse_than(Result.nothing(method, problem.name, Termination.INTERRUPTED), warm)
-    return _not_worse_than(read_answer(problem, formulation, job, answer, method), warm)
+        return not_worse_than(Result.nothing(method, problem.name, Termination.INTERRUPTED), warm)
+    return not_worse_than(read_answer(problem, formulation, job, answer, method), warm)
 
 
 #: CP-SAT's workers beside HiGHS's one thread (HiGHS is paced to leave them the cores, see
@@ -141,8 +141,10 @@ def combine(highs: Result, cp: Result | None) -> Result:
                     message=message)
 
 
-def _not_worse_than(result: Result, warm) -> Result:
-    """A solver's result, or the start schedule when the solver found nothing better.
+def not_worse_than(result: Result, warm) -> Result:
+    """A solver's result, or the start schedule when the solver found nothing better (its
+    read-back, timed exactly, may be longer than the start: times rounded for CP-SAT, or a
+    formulation without ``precedence``, whose solutions are still timed along the edges).
 
     The start schedule satisfies every block: a claim of infeasibility beside it is a solver
     fault, never passed on as a proof.
@@ -157,9 +159,11 @@ def _not_worse_than(result: Result, warm) -> Result:
         return result
     return _updated(result, schedule=warm.model_copy(update={"method": result.method}),
                     quality=Quality.OPTIMAL if closed(warm.makespan, result.bound) else Quality.FEASIBLE,
-                    message="CP-SAT found nothing shorter than the start schedule")
+                    message="the solver found nothing shorter than the start schedule")
 
 
 def _updated(result: Result, **changes) -> Result:
-    """``result`` with ``changes``, validated again."""
+    """``result`` with ``changes``, validated again (another schedule brings its own objective)."""
+    if "schedule" in changes and "objective" not in changes:
+        changes["objective"] = None
     return Result.model_validate({**result.model_dump(), **changes})
