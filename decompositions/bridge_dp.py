@@ -81,6 +81,7 @@ class BridgeDP(Split):
     exactness = "equivalent"
     optional_parts = True  # an infeasible device pair is simply not chosen
     supports = DEFAULT_BLOCKS
+    in_series = True
     Options = BridgeOptions
 
     def refusal(self, problem, blocks=None):

@@ -121,6 +121,7 @@ class Kedge(Split):
     exactness = "relaxation"
     optional_parts = True  # a bound part may fail: a weaker bound is used
     supports = DEFAULT_BLOCKS
+    in_series = True
     Options = KedgeOptions
 
     def _modules(self, problem: Problem) -> tuple[list[list[int]], bool]:

@@ -80,7 +80,7 @@ def runnable(problem: Problem, phases: list[Phase], state, budget: Budget, block
         elif phase.name == "series" and chained == "":
             continue    # (bridge_dp applies: it solves the same chain, every pair)
         elif phase.name == "series":
-            why = series_refusal(blocks)
+            why = series_refusal(blocks, rules)
         elif phase.name == "bridge_dp" and chained:
             why = chained   # (the series search solves the chain in its stead)
         elif phase.name == "kedge":

@@ -99,18 +99,24 @@ MAX_CHAIN_TASKS = 64
 RELAX_SECONDS = 2.0
 
 
-def refusal(blocks: list) -> str | None:
-    """Why the series search cannot bound a formulation of ``blocks`` by its parts, in one
-    line, or ``None``: a block that may ask more of a part than of the whole problem
-    (:attr:`Block.holds_on_parts <schedkit.blocks.Block>` false) would make a part's optimum
-    exceed its share of the whole one, and the sum no bound.
+def refusal(blocks: list, rules: TimingRules) -> str | None:
+    """Why the series search cannot bound a formulation of ``blocks`` (timed by ``rules``) by
+    its parts, in one line, or ``None``: where the formulation does not order the edges the
+    modules need not run one after the other; and a block that may ask more of a part than of
+    the whole problem (:attr:`Block.holds_on_parts <schedkit.blocks.Block>` false) would make a
+    part's optimum exceed its share of the whole one. Either way the sum would be no bound.
 
     Examples
     --------
+    >>> from schedkit import Problem
     >>> from schedkit.semantics import get_formulation
-    >>> refusal(get_formulation("moirai").blocks) is None
+    >>> f = get_formulation("moirai")
+    >>> refusal(f.blocks, f.timing_rules(Problem.load("examples/tiny.yaml"))) is None
     True
     """
+    if not rules.ordered_edges:
+        return ("the formulation does not order the edges (it has no 'precedence'): "
+                "the modules need not run one after the other")
     for block in blocks:
         if not block.holds_on_parts:
             return (f"block '{block.kind}' may ask more of a part of the tasks than of the whole "

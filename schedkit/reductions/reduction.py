@@ -240,14 +240,25 @@ class _Step(ABC):
     kind). A formulation with another semantic block that applies to the problem is
     refused (:meth:`refusal`)."""
 
+    in_series: ClassVar[bool] = False
+    """Whether the parts run one after the other (the modules of a chain, in topological
+    order): true only of a formulation that orders the edges, which :meth:`refusal` asks."""
+
     def refusal(self, problem: Problem, blocks: list | None = None) -> str | None:
         """Why this reduction does not apply to ``problem`` judged by ``blocks``, in one
         line, or ``None`` when it does.
 
-        The default refuses a semantic block (one that applies to the problem) whose kind
-        is not in :attr:`supports`; subclasses add their own reasons (and call this one).
-        ``blocks`` are a formulation's blocks (default: the problem's own semantics).
+        The default refuses a formulation that does not order the edges where the parts run
+        in series (:attr:`in_series`), and a semantic block (one that applies to the problem)
+        whose kind is not in :attr:`supports`; subclasses add their own reasons (and call this
+        one). ``blocks`` are a formulation's blocks (default: the problem's own semantics).
         """
+        from schedkit.timing.rules import TimingRules
+
+        if self.in_series and blocks is not None and problem.edges and \
+                not TimingRules.of(blocks, problem).ordered_edges:
+            return (f"the formulation does not order the edges (it has no 'precedence'): its modules "
+                    f"need not run one after the other, as decomposition '{self.name}' has them")
         if self.supports is None:
             return None
         for block in semantic_blocks(problem, blocks):

@@ -16,6 +16,7 @@ from schedkit.generators import layered
 from schedkit.methods import METHODS
 from schedkit.validate import violations
 
+from helpers.no_precedence import CHAIN_OF_FOUR, NO_PRECEDENCE
 from helpers.series_cases import chain_of_four
 
 TINY = "examples/tiny.yaml"
@@ -212,3 +213,13 @@ def test_a_formulation_composed_in_python_is_taken_as_milp_takes_it(given):
     assert schedule.violations(problem, schedkit.get_formulation(MINE).semantic_blocks()) == []
     with pytest.raises(OptionError, match="non-empty list of 'blocks'"):
         schedkit.solve(problem, "auto", formulation={"blocks": []})
+
+
+
+def test_auto_claims_no_more_than_the_formulation_allows_without_precedence():
+    problem = Problem.from_dict(CHAIN_OF_FOUR)
+    schedule = schedkit.solve(problem, "auto", formulation=NO_PRECEDENCE, time_limit=20, threads=1)
+    assert schedule.bound <= 2 + 1e-6 and schedule.status != "optimal"
+    notes = {p["phase"]: p.get("note", "") for p in schedule.phases}
+    assert notes["bridge_dp"].startswith("skipped: the formulation does not order the edges")
+    assert notes["series"].startswith("skipped: the formulation does not order the edges")

@@ -9,6 +9,8 @@ from schedkit.problem.series_cuts import chain_cuts, modules
 from schedkit.generators import rwnn
 from schedkit.testing import instance
 
+from helpers.no_precedence import CHAIN_OF_FOUR, NO_PRECEDENCE
+
 #: Two diamonds joined at 'x': an articulation point that is not the end of a bridge.
 DIAMONDS = {
     "name": "diamonds",
@@ -186,3 +188,12 @@ def test_mirror_pairs_of_identical_devices_are_solved_once_with_the_same_optimum
     whole = solve(p, "milp", threads=1)
     assert mirrored.status == whole.status == "optimal"
     assert mirrored.makespan == pytest.approx(whole.makespan, rel=1e-6)
+
+
+
+@pytest.mark.parametrize("method", ["bridge_dp", "kedge"])
+def test_a_formulation_that_does_not_order_the_edges_is_refused(method):
+    # (bridge_dp summed its modules one after the other and said 'optimal 4', where 2 is best)
+    with pytest.raises(DecompositionRefused, match="the formulation does not order the edges"):
+        solve(Problem.from_dict(CHAIN_OF_FOUR), method, executor="serial", inner_options={"formulation": NO_PRECEDENCE})
+

@@ -5,6 +5,8 @@ import pytest
 import schedkit
 from schedkit.generators import erdos_renyi
 
+from helpers.no_precedence import NO_PRECEDENCE
+
 
 @pytest.mark.parametrize("method", ["heft", "critical_path+pct", "annealing"])
 @pytest.mark.parametrize("seed", [0, 1])
@@ -39,9 +41,6 @@ def test_warm_start_values_satisfy_every_row(formulation, path):
     values = warm_values(built, built.warm)
     assert None not in values
     assert built.linear.violated_rows(values) == []
-
-
-NO_PRECEDENCE = {"name": "noprec", "blocks": ["assignment", "placement", "no_overlap", "memory"]}
 
 
 @pytest.mark.parametrize("solver", ["highs", "cpsat"])
