@@ -250,14 +250,8 @@ def test_with_heft_in_hand_and_no_time_left_the_expanded_schedule_is_not_timed(m
         late.invert(results, inverse)
 
 
-@pytest.mark.parametrize("inner, status", [("milp", "optimal"), ("heft", "heuristic")])
-def test_a_merge_that_merged_nothing_reports_what_its_inner_method_does(inner, status):
-    # (a problem of at most --nodes tasks is solved as it is, yet merge said 'feasible', no bound)
-    p = Problem.load("examples/hetero20.yaml")
-    own = solve(p, inner, threads=1)
-    merged = solve(p, "merge", inner=inner, executor="serial", inner_options={"threads": 1})
-    assert merged.status == own.status == status
-    assert merged.bound == pytest.approx(own.bound) and merged.makespan == pytest.approx(own.makespan)
-    assert merged.message.startswith("merge merged nothing (20 tasks, at most 40 nodes asked)")
-    coarse = solve(p, "merge", inner=inner, executor="serial", nodes=5)   # (a coarsening proves nothing)
-    assert coarse.status == {"milp": "feasible", "heft": "heuristic"}[inner] and coarse.bound is None
+
+@pytest.mark.parametrize("inner, status", [("milp", "feasible"), ("heft", "heuristic")])
+def test_a_merge_that_merged_something_proves_nothing(inner, status):
+    coarse = solve(Problem.load("examples/hetero20.yaml"), "merge", inner=inner, executor="serial", nodes=5)
+    assert coarse.status == status and coarse.bound is None

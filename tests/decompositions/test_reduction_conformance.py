@@ -52,3 +52,18 @@ def test_the_kit_catches_a_faulty_decomposition(cls, message):
                             exact=[Problem.from_dict(rwnn(2, 3, seed=1))])
     finally:
         unregister_decomposition("test_faulty")
+
+
+
+@pytest.mark.parametrize("name, said", [("merge", "merge merged nothing (20 tasks, at most 40 nodes asked)"),
+                                        ("fusion", "fusion fused nothing")])
+@pytest.mark.parametrize("inner, status", [("milp", "optimal"), ("heft", "heuristic")])
+def test_a_coarsening_that_left_the_problem_as_it_is_reports_what_its_inner_method_does(name, said, inner, status):
+    # (the problem itself was solved, yet merge and fusion said 'feasible', no bound, where milp proved it)
+    from schedkit import solve
+
+    p = Problem.load("examples/hetero20.yaml")
+    own = solve(p, inner, threads=1)
+    same = solve(p, name, inner=inner, executor="serial", inner_options={"threads": 1})
+    assert same.status == own.status == status and same.message.startswith(said)
+    assert same.bound == pytest.approx(own.bound) and same.makespan == pytest.approx(own.makespan)
