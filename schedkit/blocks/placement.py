@@ -12,7 +12,7 @@ class Placement(Block):
 
     holds_on_parts = True
     default = True
-    interprets = "pins or collocation groups"
+    interprets = "collocation groups"
     requires = frozenset({"x"})
     template = r"""
 Pins are part of $D_i$ (no variable exists for a device outside a task's pin list).
@@ -27,6 +27,11 @@ $$x_{i,d} = x_{g,d} \qquad \forall i \in G \setminus \{g\},\ d \in D_i \cup D_g$
 
     def applies_to(self, problem):
         return bool(problem.colocate_groups) or any(t.pin is not None for t in problem.spec.tasks)
+
+    def finds_data(self, problem):
+        # (pins are part of a task's devices, which 'assignment' holds in every formulation:
+        # only the groups are ignored without this block)
+        return bool(problem.colocate_groups)
 
     def build(self, ctx, blk):
         p = ctx.problem

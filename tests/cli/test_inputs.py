@@ -148,3 +148,25 @@ def test_solve_says_once_what_the_formulation_ignores(capsys):
     assert err.count("which the formulation ignores") == 2
     assert err.count("the problem gives memory capacities, which the formulation ignores (it has no 'memory' block)") == 1
     assert err.count("the problem gives the data its edges carry, which the formulation ignores") == 1
+
+
+def test_pins_are_not_said_to_be_ignored_without_placement_they_are_held(tmp_path, capsys):
+    # (the note said 'pins or collocation groups' were ignored, while assignment held the pin:
+    # a schedule with the pinned task elsewhere is invalid under the same formulation)
+    import yaml
+
+    data = {"devices": [{"name": "fast"}, {"name": "slow"}], "links": [{"src": "fast", "dst": "slow", "bandwidth": 10}],
+            "tasks": [{"name": "a", "durations": {"fast": 1, "slow": 5}, "pin": ["slow"]},
+                      {"name": "b", "durations": {"fast": 1, "slow": 5}}],
+            "edges": [{"src": "a", "dst": "b", "size": 1}]}
+    formulation = {"objective": "makespan", "blocks": ["assignment", "precedence", "no_overlap", "memory"]}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(data))
+    (tmp_path / "f.yaml").write_text(yaml.safe_dump(formulation))
+    assert main(["solve", str(tmp_path / "p.yaml"), "-f", str(tmp_path / "f.yaml"), "-m", "milp"]) == 0
+    out = capsys.readouterr()
+    assert "ignores" not in out.err and "makespan=6.1" in out.out      # (a stays on slow: 5, 0.1, 1)
+    data["tasks"][1]["colocate"] = data["tasks"][0]["colocate"] = "g"
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(data))
+    assert main(["solve", str(tmp_path / "p.yaml"), "-f", str(tmp_path / "f.yaml"), "-m", "milp"]) == 0
+    assert ("the problem gives collocation groups, which the formulation ignores (it has no 'placement' block)"
+            in capsys.readouterr().err)
