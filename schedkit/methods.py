@@ -24,6 +24,7 @@ from schedkit import interrupt
 from schedkit.errors import Interrupted, NoScheduleError, OptionError, ProblemError, SchedkitError
 from schedkit.blocks.batching import check_batchable
 from schedkit.problem import Problem, as_problem
+from schedkit.problem.without_collocation import without_collocation
 from schedkit.problem.without_transfers import without_transfers
 from schedkit.registry import Registry, doc_line, one_line
 from schedkit.schedule import Result, Schedule, Termination
@@ -145,7 +146,8 @@ class Method:
         the method runs, and the schedule is relabelled into the block's canonical order
         (:func:`~schedkit.validate.canonical`) before it is validated and returned. Under
         blocks that time no transfer (``precedence: {communication: false}``), the method
-        solves the problem without its edges' data (:func:`_as_timed`).
+        solves the problem without its edges' data, and without ``placement`` without its
+        collocation groups (:func:`_as_formulated`).
         """
         problem = as_problem(problem)  # a path or data too; anything else is a one-line error
         if problem.inputs > 1 and not self.runs_batches:
@@ -157,7 +159,7 @@ class Method:
         for block in blocks:  # a block's own data checks (memory_timeline's): bad input, not "no schedule"
             block.applies_to(problem)
         began = time.perf_counter()
-        work = _as_timed(problem, blocks)
+        work = _as_formulated(problem, blocks)
         try:
             with interrupt.scope():
                 result = self.run_batches(work) if problem.inputs > 1 else self.run(work)
@@ -194,13 +196,16 @@ class Method:
         return self.result(problem).to_schedule()
 
 
-def _as_timed(problem: Problem, blocks: list) -> Problem:
-    """The problem a method solves under ``blocks``: ``problem``, or where they time no
-    transfer (no block delays an edge by its data, and none gives transfers a channel, a port
-    or memory), the same :func:`~schedkit.problem.without_transfers.without_transfers`.
-    Every method times its schedules with the problem's transfers: under ``jssp`` a fork on
-    two devices took 13 where the formulation's optimum is 3."""
-    return problem if TimingRules.of(blocks, problem).times_transfers else without_transfers(problem)
+def _as_formulated(problem: Problem, blocks: list) -> Problem:
+    """The problem a method solves under ``blocks``: ``problem`` without the data they ignore
+    and the methods would honour. Where they time no transfer (no block delays an edge by its
+    data, and none gives transfers a channel, a port or memory):
+    :func:`~schedkit.problem.without_transfers.without_transfers` (under ``jssp`` a fork on two
+    devices took 13 where the formulation's optimum is 3). Without ``placement``:
+    :func:`~schedkit.problem.without_collocation.without_collocation` (HEFT kept groups whole)."""
+    work = problem if TimingRules.of(blocks, problem).times_transfers else without_transfers(problem)
+    kinds = {b.kind for b in blocks}.union(*(b.subsumes for b in blocks))
+    return work if "placement" in kinds else without_collocation(work)
 
 
 def _interrupted(result: Result, signum: int) -> Result:

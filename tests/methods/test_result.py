@@ -31,3 +31,22 @@ def test_tiny_under_jssp_is_proven_at_its_optimum():
     problem = Problem.load("examples/tiny.yaml")
     schedule = schedkit.solve(problem, "auto", formulation="jssp", time_limit=10)
     assert schedule.status == "optimal" and schedule.makespan == pytest.approx(4.5)
+
+
+# Four tasks of one collocation group after a common source, on two devices: together they
+# take 8.1; a formulation without 'placement' ignores the group, and two per device take 4.11.
+GROUPED = {"devices": [{"name": "a"}, {"name": "b"}], "links": [{"src": "a", "dst": "b", "bandwidth": 100}],
+           "tasks": [{"name": "s", "durations": {"a": 0.1, "b": 0.1}}] +
+                    [{"name": n, "durations": {"a": 2, "b": 2}, "colocate": "g"} for n in "xyzw"],
+           "edges": [{"src": "s", "dst": n, "size": 1} for n in "xyzw"]}
+NO_PLACEMENT = {"name": "noplace", "blocks": ["assignment", "precedence", "no_overlap", "memory"]}
+
+
+@pytest.mark.parametrize("method", ["heft", "greedy", "annealing", "auto"])
+def test_a_formulation_without_placement_gets_schedules_that_split_the_groups(method):
+    # (the heuristics kept the group on one device, 8.1, where the formulation allows 4.11)
+    problem = Problem.from_dict(GROUPED)
+    schedule = schedkit.solve(problem, method, formulation=NO_PLACEMENT)
+    assert schedule.makespan == pytest.approx(4.11)
+    assert schedule.violations(problem, schedkit.get_formulation(NO_PLACEMENT).blocks) == []
+    assert schedkit.solve(problem, method).makespan == pytest.approx(8.1)      # (with the group)
