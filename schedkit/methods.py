@@ -24,7 +24,7 @@ from schedkit import interrupt
 from schedkit.errors import Interrupted, NoScheduleError, OptionError, ProblemError, SchedkitError
 from schedkit.blocks.batching import check_batchable
 from schedkit.problem import Problem, as_problem
-from schedkit.problem.without_collocation import without_collocation
+from schedkit.problem.ignored import without_ignored
 from schedkit.problem.without_transfers import without_transfers
 from schedkit.registry import Registry, doc_line, one_line
 from schedkit.schedule import Result, Schedule, Termination
@@ -146,8 +146,8 @@ class Method:
         the method runs, and the schedule is relabelled into the block's canonical order
         (:func:`~schedkit.validate.canonical`) before it is validated and returned. Under
         blocks that time no transfer (``precedence: {communication: false}``), the method
-        solves the problem without its edges' data, and without ``placement`` without its
-        collocation groups (:func:`_as_formulated`).
+        solves the problem without its edges' data, and without ``placement`` or ``memory``
+        without its collocation groups or memory capacities (:func:`_as_formulated`).
         """
         problem = as_problem(problem)  # a path or data too; anything else is a one-line error
         if problem.inputs > 1 and not self.runs_batches:
@@ -201,11 +201,11 @@ def _as_formulated(problem: Problem, blocks: list) -> Problem:
     and the methods would honour. Where they time no transfer (no block delays an edge by its
     data, and none gives transfers a channel, a port or memory):
     :func:`~schedkit.problem.without_transfers.without_transfers` (under ``jssp`` a fork on two
-    devices took 13 where the formulation's optimum is 3). Without ``placement``:
-    :func:`~schedkit.problem.without_collocation.without_collocation` (HEFT kept groups whole)."""
+    devices took 13 where the formulation's optimum is 3). Without ``placement`` or ``memory``:
+    :func:`~schedkit.problem.ignored.without_ignored` (HEFT kept groups whole, and memory)."""
     work = problem if TimingRules.of(blocks, problem).times_transfers else without_transfers(problem)
     kinds = {b.kind for b in blocks}.union(*(b.subsumes for b in blocks))
-    return work if "placement" in kinds else without_collocation(work)
+    return without_ignored(work, groups="placement" not in kinds, capacities="memory" not in kinds)
 
 
 def _interrupted(result: Result, signum: int) -> Result:

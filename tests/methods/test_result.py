@@ -50,3 +50,21 @@ def test_a_formulation_without_placement_gets_schedules_that_split_the_groups(me
     assert schedule.makespan == pytest.approx(4.11)
     assert schedule.violations(problem, schedkit.get_formulation(NO_PLACEMENT).blocks) == []
     assert schedkit.solve(problem, method).makespan == pytest.approx(8.1)      # (with the group)
+
+
+# Three chained tasks of memory 3 on a fast device of memory 5: within the memory, two run on
+# the slow device (11.1); a formulation without 'memory' ignores the capacity (3).
+TIGHT = {"devices": [{"name": "fast", "memory": 5}, {"name": "slow"}], "links": [{"src": "fast", "dst": "slow", "bandwidth": 10}],
+         "tasks": [{"name": n, "durations": {"fast": 1, "slow": 5}, "memory": 3} for n in "abc"],
+         "edges": [{"src": "a", "dst": "b", "size": 1}, {"src": "b", "dst": "c", "size": 1}]}
+NO_MEMORY = {"name": "nomem", "blocks": ["assignment", "placement", "precedence", "no_overlap"]}
+
+
+@pytest.mark.parametrize("method", ["heft", "greedy", "annealing", "chain_split", "auto"])
+def test_a_formulation_without_memory_gets_schedules_that_ignore_the_capacities(method):
+    # (the heuristics kept every device within its memory, 11.1, where the formulation allows 3)
+    problem = Problem.from_dict(TIGHT)
+    schedule = schedkit.solve(problem, method, formulation=NO_MEMORY)
+    assert schedule.makespan == pytest.approx(3.0)
+    assert schedule.violations(problem, schedkit.get_formulation(NO_MEMORY).blocks) == []
+    assert schedkit.solve(problem, method).makespan >= 11.1      # (within the memory: two on the slow device)
