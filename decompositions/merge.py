@@ -383,8 +383,8 @@ class Merge(Reduction):
                 seconds = 0.0  # (not one candidate of the refinement would be timed in time)
         device_of, start = best_refined(problem, starts, groups, seconds)
         schedule = to_schedule(problem, device_of, start, self.name)
-        if any(len(g) > 1 for g in groups):
-            return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule)
+        merged = any(len(g) > 1 for g in groups)
+        message = None if merged else (f"merge merged nothing ({len(problem.tasks)} tasks, at most "
+                                       f"{self.options.nodes} nodes asked): the problem was solved as it is")
         return Result(termination=Termination.FINISHED, quality=Quality.FEASIBLE, schedule=schedule,
-                      bound=results[0].bound, message=f"merge merged nothing ({len(problem.tasks)} tasks, "
-                      f"at most {self.options.nodes} nodes asked): the problem was solved as it is")
+                      bound=None if merged else results[0].bound, message=message)

@@ -23,6 +23,8 @@ from __future__ import annotations
 from typing import Callable
 
 from schedkit.auto.phases import Phase
+from schedkit.errors import SchedkitError
+from schedkit.methods import METHODS
 from schedkit.problem import Problem
 from schedkit.reductions.budget import Budget
 from schedkit.timing import TimingRules
@@ -46,9 +48,6 @@ def decomposition_refusal(name: str, problem: Problem, blocks: list, own_checks:
 def honours(name: str, formulation, problem: Problem) -> bool:
     """Whether method ``name`` is installed and its schedules can satisfy ``formulation`` on
     ``problem`` (a heuristic cannot honour a block of your own that sets no timing rule)."""
-    from schedkit.errors import SchedkitError
-    from schedkit.methods import METHODS
-
     if name not in METHODS.names():
         return False
     try:

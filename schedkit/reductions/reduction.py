@@ -70,6 +70,7 @@ from schedkit.problem import Problem, ProblemSpec
 from schedkit.problem.edge_table import EdgeTable
 from schedkit.registry import Registry, one_line
 from schedkit.schedule import Result
+from schedkit.timing.rules import TimingRules
 from schedkit.validate import semantic_blocks
 
 Exactness = Literal["equivalent", "restriction", "relaxation"]
@@ -253,8 +254,6 @@ class _Step(ABC):
         whose kind is not in :attr:`supports`; subclasses add their own reasons (and call this
         one). ``blocks`` are a formulation's blocks (default: the problem's own semantics).
         """
-        from schedkit.timing.rules import TimingRules
-
         if self.in_series and blocks is not None and problem.edges and \
                 not TimingRules.of(blocks, problem).ordered_edges:
             return (f"the formulation does not order the edges (it has no 'precedence'): its modules "
